@@ -1,0 +1,8 @@
+module github.com/shellport/shellport
+
+go 1.26.0
+
+require (
+	github.com/creack/pty v1.1.24 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)

@@ -1,0 +1,186 @@
+// Package tools holds what every shellport tool shares: the [Tool] interface,
+// the call and result types, and the presentation data a UI renders.
+//
+// A tool knows nothing about JSON-RPC, ctypes or Python. The runtime decodes
+// a request, finds the tool by name and hands it a [Call]; the tool returns a
+// [Result] whose Text is exactly what the model should read.
+//
+// Each tool lives in its own subpackage (tools/bash, tools/persistent,
+// tools/editor) with one constructor.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Tool is one callable tool. Implementations must be safe for concurrent use:
+// the runtime runs calls concurrently, across sessions and within one. A tool
+// that needs order (persistent bash) serialises its own calls.
+type Tool interface {
+	// Name is the canonical name ("bash", "str_replace_editor"). The runtime
+	// may expose the tool under another name taken from config.
+	Name() string
+	// Description is the default model-facing description.
+	Description() string
+	// InputSchema is the JSON Schema (draft 2020-12 subset) of the arguments:
+	// an object with properties, required and additionalProperties false.
+	InputSchema() json.RawMessage
+	// Call runs the tool. A non-nil error is an infrastructure failure and
+	// becomes an isError result; anything the model should simply read
+	// (a command that exits non-zero, an edit that found no match) is a
+	// Result. Call must return promptly once ctx is done.
+	Call(ctx context.Context, call *Call) (*Result, error)
+	// Present renders a call, and its result when res is not nil, for a UI.
+	// It is a pure function of its inputs, safe to run again on replay, and
+	// never panics on malformed arguments: it falls back to a generic card.
+	Present(call *Call, res *Result) Presentation
+}
+
+// SessionCloser is implemented by tools that keep per-session state (a live
+// shell, background tasks). The runtime calls CloseSession when the session
+// closes; it must kill what the session started and return promptly.
+type SessionCloser interface {
+	CloseSession(sessionID string)
+}
+
+// Closer is implemented by tools that hold resources for the runtime's life.
+// The runtime calls Close once, at shutdown; it must kill every process the
+// tool started.
+type Closer interface {
+	Close() error
+}
+
+// Call is one invocation of a tool.
+type Call struct {
+	// ID is the client's callId when it gave one, else a runtime-made id.
+	ID string
+	// Session is the calling session. Session.ID is empty for a call made
+	// without a session.
+	Session Session
+	// Arguments are the raw JSON arguments as the model produced them.
+	Arguments json.RawMessage
+}
+
+// Session is what a tool may know about the calling session.
+type Session struct {
+	ID string
+	// Cwd is the session's absolute working directory.
+	Cwd string
+	// Env holds extra environment variables for processes the session starts,
+	// applied over the runtime's own environment.
+	Env map[string]string
+}
+
+// Environ returns base with the session's variables set over it, in a stable
+// order.
+func (s Session) Environ(base []string) []string {
+	return mergeEnv(base, s.Env)
+}
+
+// Host is what the runtime gives a tool at construction.
+type Host struct {
+	// Notify queues a short notice for a session (a background task finished).
+	// It never blocks. It may be nil in tests.
+	Notify func(sessionID, text string)
+	// SpillDir is a directory private to this runtime where tools write full
+	// outputs that were too long to return. It exists; tools create files in
+	// it and never remove the directory.
+	SpillDir string
+}
+
+// Notice queues text for sessionID when h.Notify is set.
+func (h Host) Notice(sessionID, text string) {
+	if h.Notify != nil {
+		h.Notify(sessionID, text)
+	}
+}
+
+// Result is what a call returns.
+type Result struct {
+	// Text is exactly what the model reads.
+	Text string
+	// IsError marks infrastructure failures and invalid arguments only.
+	IsError bool
+	// Structured carries machine-readable facts (MCP structuredContent):
+	// exitCode, signal, timedOut, truncated, spillPath, shellReset, taskId…
+	Structured map[string]any
+	// Raw is the unprocessed output for UIs (exact bytes as text); it is
+	// never shown to the model. Empty when the tool has none.
+	Raw string
+}
+
+// Errorf returns an isError result with a formatted message. Use it for
+// invalid arguments; return a Go error for failures of the runtime itself.
+func Errorf(format string, args ...any) *Result {
+	return &Result{Text: sprintf(format, args...), IsError: true}
+}
+
+// Presentation is ACP tool-call data for a UI: what a client needs for the
+// tool_call and its final tool_call_update. Field names follow ACP.
+type Presentation struct {
+	Title     string         `json:"title"`
+	Kind      string         `json:"kind"`             // read, edit, execute, other, …
+	Status    string         `json:"status,omitempty"` // completed or failed once a result exists
+	Content   []ContentBlock `json:"content,omitempty"`
+	Locations []Location     `json:"locations,omitempty"`
+	RawInput  any            `json:"rawInput,omitempty"`
+	RawOutput any            `json:"rawOutput,omitempty"`
+	Meta      map[string]any `json:"_meta,omitempty"`
+}
+
+// ContentBlock is one ACP tool-call content item: {"type":"content",
+// "content":{"type":"text","text":…}} or {"type":"diff","path","oldText","newText"}.
+type ContentBlock struct {
+	Type    string    `json:"type"`
+	Content *TextPart `json:"content,omitempty"`
+	Path    string    `json:"path,omitempty"`
+	OldText *string   `json:"oldText,omitempty"`
+	NewText *string   `json:"newText,omitempty"`
+}
+
+// TextPart is ACP/MCP text content.
+type TextPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// Location is a file (and line) a call touches.
+type Location struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// TextBlock returns a content block holding text.
+func TextBlock(text string) ContentBlock {
+	return ContentBlock{Type: "content", Content: &TextPart{Type: "text", Text: text}}
+}
+
+// DiffBlock returns a diff content block. oldText nil means a new file.
+func DiffBlock(path string, oldText *string, newText string) ContentBlock {
+	return ContentBlock{Type: "diff", Path: path, OldText: oldText, NewText: &newText}
+}
+
+// Generic is the fallback presentation for a call whose arguments cannot be
+// read: the tool name as title, kind "other", the raw arguments as input.
+func Generic(name string, call *Call, res *Result) Presentation {
+	p := Presentation{Title: name, Kind: "other"}
+	if call != nil && len(call.Arguments) > 0 && json.Valid(call.Arguments) {
+		p.RawInput = call.Arguments
+	}
+	if res != nil {
+		p.Status = StatusOf(res)
+		if res.Text != "" {
+			p.Content = []ContentBlock{TextBlock(res.Text)}
+		}
+	}
+	return p
+}
+
+// StatusOf returns the ACP status of a finished call.
+func StatusOf(res *Result) string {
+	if res.IsError {
+		return "failed"
+	}
+	return "completed"
+}
