@@ -184,3 +184,11 @@ func StatusOf(res *Result) string {
 	}
 	return "completed"
 }
+
+// Serial is implemented by tools whose calls within one session must run one
+// at a time, in the order the client sent them (persistent bash). The runtime
+// queues such calls per session and tool before they reach Call, so a client
+// that pipelines three calls sees them run first to last.
+type Serial interface {
+	SerialPerSession()
+}
