@@ -1,0 +1,202 @@
+// Command capi is shellport's C ABI, built with -buildmode=c-shared into
+// libshellport.so (or .dylib). The generated header is libshellport.h.
+//
+// The ABI is small on purpose: every message is a UTF-8 JSON-RPC 2.0 object
+// in a NUL-terminated string, the same objects the executable speaks on stdio.
+//
+//	long long h = shellport_open("{\"profile\":\"persistent\"}");   // > 0, or 0 on failure
+//	shellport_send(h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}");
+//	char *msg = shellport_recv(h, 200);   // next reply or notification; NULL on timeout
+//	shellport_free(msg);
+//	char *reply = shellport_call(h, request);  // send and wait for this request's reply
+//	shellport_free(reply);
+//	shellport_close(h);                   // kills every process the runtime started
+//
+// Every returned string is allocated with malloc and must be released with
+// shellport_free. No callbacks reach the caller. The library never writes to
+// fd 1 or 2, never installs handlers for SIGINT, SIGTERM or SIGCHLD, never
+// waits on pid -1, and ignores SIGPIPE so a write to a closed pipe returns an
+// error instead of killing the host process.
+package main
+
+/*
+#include <stdlib.h>
+*/
+import "C"
+
+import (
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/shellport/shellport/internal/inproc"
+	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/runtime"
+)
+
+func init() {
+	// Go installs a SIGPIPE handler in a c-shared library; with it, a write
+	// to a broken fd 1 or 2 kills the whole host. Ignoring it makes such a
+	// write return EPIPE instead.
+	signal.Ignore(syscall.SIGPIPE)
+}
+
+// Handles are the only package-level state: C holds integers, never Go
+// pointers.
+var (
+	handlesMu  sync.Mutex
+	handles    = map[int64]*inproc.Conn{}
+	nextHandle int64
+)
+
+func lookup(h C.longlong) *inproc.Conn {
+	handlesMu.Lock()
+	defer handlesMu.Unlock()
+	return handles[int64(h)]
+}
+
+// cstring returns a malloc'd copy of s for the caller to free.
+func cstring(s []byte) *C.char { return C.CString(string(s)) }
+
+// errorReply encodes a JSON-RPC error for the C caller.
+func errorReply(code int, format string, args ...any) *C.char {
+	msg, _ := rpc.EncodeResponse(nil, nil, rpc.Errorf(code, format, args...))
+	return cstring(msg)
+}
+
+//export shellport_version
+func shellport_version() *C.char {
+	return C.CString(runtime.Version)
+}
+
+// shellport_open starts a runtime with a JSON config (NULL or "" for the
+// defaults; the client's initialize may also bring one). A config that fails
+// to parse still yields a handle; the error is the answer to the first
+// request, so the caller learns why. Returns 0 only if the library itself
+// failed.
+//
+//export shellport_open
+func shellport_open(config *C.char) (h C.longlong) {
+	defer func() {
+		if recover() != nil {
+			h = 0
+		}
+	}()
+	var cfg runtime.Config
+	var cfgErr error
+	if config != nil {
+		cfg, cfgErr = runtime.ParseConfig([]byte(C.GoString(config)))
+	}
+	conn := inproc.Open(cfg, cfgErr, false)
+	handlesMu.Lock()
+	defer handlesMu.Unlock()
+	nextHandle++
+	handles[nextHandle] = conn
+	return C.longlong(nextHandle)
+}
+
+// shellport_send delivers one message. Returns 0 on success, -1 for an
+// unknown or closed handle, -2 if the library failed.
+//
+//export shellport_send
+func shellport_send(h C.longlong, msg *C.char) (rc C.int) {
+	defer func() {
+		if recover() != nil {
+			rc = -2
+		}
+	}()
+	conn := lookup(h)
+	if conn == nil || msg == nil {
+		return -1
+	}
+	if conn.Send([]byte(C.GoString(msg))) != nil {
+		return -1
+	}
+	return 0
+}
+
+// shellport_recv returns the next reply or notification, waiting up to
+// timeout_ms milliseconds (capped at 60 s). NULL means nothing arrived in
+// time, or the handle is closed.
+//
+//export shellport_recv
+func shellport_recv(h C.longlong, timeoutMs C.int) (out *C.char) {
+	defer func() {
+		if v := recover(); v != nil {
+			out = errorReply(rpc.CodeInternalError, "internal error: shellport_recv panicked: %v", v)
+		}
+	}()
+	conn := lookup(h)
+	if conn == nil {
+		return nil
+	}
+	timeout := time.Duration(max(0, min(int(timeoutMs), 60_000))) * time.Millisecond
+	msg, err := conn.Recv(timeout)
+	if err != nil || msg == nil {
+		return nil
+	}
+	return cstring(msg)
+}
+
+// shellport_call sends a request and blocks until its own reply, which is
+// returned (and never also queued for shellport_recv). Notifications return
+// NULL at once.
+//
+//export shellport_call
+func shellport_call(h C.longlong, request *C.char) (out *C.char) {
+	defer func() {
+		if v := recover(); v != nil {
+			out = errorReply(rpc.CodeInternalError, "internal error: shellport_call panicked: %v", v)
+		}
+	}()
+	conn := lookup(h)
+	if conn == nil {
+		return errorReply(rpc.CodeShutDown, "shellport_call: handle %d is not open", int64(h))
+	}
+	if request == nil {
+		return errorReply(rpc.CodeInvalidRequest, "shellport_call: request is NULL")
+	}
+	reply, err := conn.Call([]byte(C.GoString(request)))
+	if err != nil {
+		return errorReply(rpc.CodeShutDown, "shellport_call: %v", err)
+	}
+	if reply == nil {
+		return nil
+	}
+	return cstring(reply)
+}
+
+// shellport_free releases a string returned by this library. NULL is fine.
+//
+//export shellport_free
+func shellport_free(p *C.char) {
+	if p != nil {
+		C.free(unsafe.Pointer(p))
+	}
+}
+
+// shellport_close shuts a runtime down: every session ends and every
+// process it started is killed. Returns 0, or -1 for an unknown handle.
+//
+//export shellport_close
+func shellport_close(h C.longlong) (rc C.int) {
+	defer func() {
+		if recover() != nil {
+			rc = -2
+		}
+	}()
+	handlesMu.Lock()
+	conn := handles[int64(h)]
+	delete(handles, int64(h))
+	handlesMu.Unlock()
+	if conn == nil {
+		return -1
+	}
+	_ = conn.Close() // the caller has no use for the error; the runtime is gone either way
+	return 0
+}
+
+func main() {}
+

@@ -1,0 +1,113 @@
+// Command shellport is the standalone shellport runtime.
+//
+//	shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V]
+//	shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
+//	shellport version
+//
+// serve speaks newline-delimited JSON-RPC 2.0 on stdin and stdout (the
+// message set of docs/PROTOCOL.md); stdout carries protocol messages only and
+// diagnostics go to stderr or the --log file. It exits after the exit
+// notification, at end of input, or on SIGTERM, SIGINT or SIGHUP — in every
+// case after killing every process it started.
+//
+// call runs one tool call in a fresh session and prints what the model
+// would read; its exit status is 0, or 1 when the result is an error.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/shellport/shellport/runtime"
+)
+
+const usage = `usage:
+  shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V]
+  shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
+  shellport version
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stdin, stdout, stderr)
+	case "call":
+		return call(args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, runtime.Version)
+		return 0
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "shellport: unknown command %q\n%s", args[0], usage)
+	return 2
+}
+
+// flags is a tiny parser for --name VALUE and --name=VALUE; the commands
+// have few flags and positional arguments that may start with '-' are rare.
+type flags struct {
+	values map[string]string
+	bools  map[string]bool
+	rest   []string
+}
+
+func parseFlags(args []string, valued, boolean []string) (*flags, error) {
+	f := &flags{values: map[string]string{}, bools: map[string]bool{}}
+	isValued := map[string]bool{}
+	for _, n := range valued {
+		isValued[n] = true
+	}
+	isBool := map[string]bool{}
+	for _, n := range boolean {
+		isBool[n] = true
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			f.rest = append(f.rest, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "--") {
+			f.rest = append(f.rest, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		switch {
+		case isBool[name] && !hasValue:
+			f.bools[name] = true
+		case isValued[name] && hasValue:
+			f.values[name] = value
+		case isValued[name] && i+1 < len(args):
+			i++
+			f.values[name] = args[i]
+		case isValued[name]:
+			return nil, fmt.Errorf("flag --%s needs a value", name)
+		default:
+			return nil, fmt.Errorf("unknown flag %q", a)
+		}
+	}
+	return f, nil
+}
+
+// loadConfig reads --config: inline JSON when it starts with '{', else a
+// file path.
+func loadConfig(spec string) (runtime.Config, error) {
+	if strings.HasPrefix(strings.TrimSpace(spec), "{") {
+		return runtime.ParseConfig([]byte(spec))
+	}
+	if spec == "" {
+		return runtime.ParseConfig(nil)
+	}
+	return runtime.LoadConfig(spec)
+}

@@ -1,0 +1,238 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+)
+
+// CancelMethod is the notification that cancels an in-flight request.
+const CancelMethod = "$/cancelRequest"
+
+// Job does the work of one request on its own goroutine. Its context ends
+// when the client cancels the request or the server closes.
+type Job func(ctx context.Context) (any, error)
+
+// Answer is what a Handler makes of a request: either the reply itself
+// (Result or Err, sent at once, in arrival order) or a Job that produces it
+// on its own goroutine.
+type Answer struct {
+	Result any
+	Err    error
+	Job    Job
+}
+
+// Handler routes requests. Accept runs on the delivering goroutine, in
+// arrival order, and must not block for long: quick methods answer there,
+// slow ones return a Job.
+type Handler interface {
+	Accept(req *Request) Answer
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(req *Request) Answer
+
+// Accept calls f.
+func (f HandlerFunc) Accept(req *Request) Answer { return f(req) }
+
+// Server answers requests delivered to it one message at a time. Every
+// request gets exactly one reply; notifications get none. Replies and
+// notifications go out through send, one whole message per call.
+type Server struct {
+	handler Handler
+	send    func([]byte) error
+	onPanic func(method string, v any, stack []byte)
+
+	mu       sync.Mutex
+	inflight map[string]context.CancelFunc
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+// NewServer returns a server that routes to h and writes through send.
+// send must be safe for concurrent use and must not block for long.
+func NewServer(h Handler, send func([]byte) error) *Server {
+	return &Server{handler: h, send: send, inflight: map[string]context.CancelFunc{}}
+}
+
+// OnPanic sets a hook told about every recovered panic (for logs).
+func (s *Server) OnPanic(f func(method string, v any, stack []byte)) { s.onPanic = f }
+
+// Deliver handles one raw message. Call it from one goroutine so that
+// Accept sees messages in arrival order.
+func (s *Server) Deliver(msg []byte) {
+	req, rpcErr := Decode(msg)
+	if rpcErr != nil {
+		var id ID
+		if req != nil {
+			id = req.ID
+		}
+		// A malformed notification still gets an error: the client cannot
+		// know it was dropped otherwise, and JSON-RPC allows a null id.
+		s.reply(id, nil, rpcErr)
+		return
+	}
+	if req.Method == CancelMethod {
+		s.cancel(req.Params)
+		return
+	}
+	s.dispatch(req)
+}
+
+// DeliverError answers a message the framer could not read whole.
+func (s *Server) DeliverError(err error) {
+	var tooLarge *TooLargeError
+	if errors.As(err, &tooLarge) {
+		s.reply(nil, nil, &Error{Code: CodeMessageTooLarge, Message: tooLarge.Error()})
+		return
+	}
+	s.reply(nil, nil, Errorf(CodeParseError, "parse error: %v", err))
+}
+
+// Notify sends a notification to the client.
+func (s *Server) Notify(method string, params any) error {
+	msg, err := EncodeNotification(method, params)
+	if err != nil {
+		return fmt.Errorf("encode notification %q: %w", method, err)
+	}
+	return s.send(msg)
+}
+
+// Close stops taking requests (later ones are answered with CodeShutDown),
+// cancels nothing, and waits until every in-flight request has replied or ctx
+// ends.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("close: requests still running: %w", ctx.Err())
+	}
+}
+
+// CancelAll cancels every in-flight request.
+func (s *Server) CancelAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, cancel := range s.inflight {
+		cancel()
+	}
+}
+
+func (s *Server) dispatch(req *Request) {
+	key := req.ID.String()
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		if !req.IsNotification() {
+			s.reply(req.ID, nil, Errorf(CodeShutDown, "runtime is shut down: %s refused", req.Method))
+		}
+		return
+	case !req.IsNotification() && s.inflight[key] != nil:
+		s.mu.Unlock()
+		s.reply(req.ID, nil, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use by a running request", key))
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if !req.IsNotification() {
+		s.inflight[key] = cancel
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+
+	answer := s.accept(req)
+	if answer.Job == nil {
+		s.finish(req, ctx, cancel, answer.Result, answer.Err)
+		return
+	}
+	go func() {
+		result, err := s.run(req, ctx, answer.Job)
+		s.finish(req, ctx, cancel, result, err)
+	}()
+}
+
+func (s *Server) accept(req *Request) (answer Answer) {
+	defer func() {
+		if v := recover(); v != nil {
+			answer = Answer{Err: s.panicked(req.Method, v)}
+		}
+	}()
+	return s.handler.Accept(req)
+}
+
+func (s *Server) run(req *Request, ctx context.Context, job Job) (result any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = s.panicked(req.Method, v)
+		}
+	}()
+	return job(ctx)
+}
+
+func (s *Server) panicked(method string, v any) error {
+	if s.onPanic != nil {
+		s.onPanic(method, v, debug.Stack())
+	}
+	return Errorf(CodeInternalError, "internal error: %s panicked: %v", method, v)
+}
+
+// finish sends the one reply a request gets. A request the client cancelled
+// is answered with CodeRequestCancelled whatever the job returned: the client
+// asked to forget it, and must not act on a result it gave up on.
+func (s *Server) finish(req *Request, ctx context.Context, cancel context.CancelFunc, result any, err error) {
+	cancelled := ctx.Err() != nil
+	s.mu.Lock()
+	if !req.IsNotification() {
+		delete(s.inflight, req.ID.String())
+	}
+	s.mu.Unlock()
+	cancel()
+	defer s.wg.Done()
+	if req.IsNotification() {
+		return
+	}
+	switch {
+	case cancelled:
+		s.reply(req.ID, nil, Errorf(CodeRequestCancelled, "request cancelled: %s", req.Method))
+	case err != nil:
+		var rpcErr *Error
+		if !errors.As(err, &rpcErr) {
+			rpcErr = Errorf(CodeInternalError, "internal error: %s: %v", req.Method, err)
+		}
+		s.reply(req.ID, nil, rpcErr)
+	default:
+		s.reply(req.ID, result, nil)
+	}
+}
+
+func (s *Server) cancel(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.ID) == 0 {
+		return // a bad cancel is ignored: there is no request to answer
+	}
+	s.mu.Lock()
+	cancel := s.inflight[string(p.ID)]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (s *Server) reply(id ID, result any, rpcErr *Error) {
+	msg, err := EncodeResponse(id, result, rpcErr)
+	if err != nil {
+		msg, _ = EncodeResponse(id, nil, Errorf(CodeInternalError, "internal error: encode reply: %v", err))
+	}
+	_ = s.send(msg) // a closed carrier has no one left to tell
+}

@@ -1,0 +1,182 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Standard JSON-RPC 2.0 codes, and shellport's own in -32000…-32099.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+
+	// CodeSessionNotFound: the request names a session that does not exist.
+	CodeSessionNotFound = -32001
+	// CodeUnknownTool: tools/call names a tool that is not mounted.
+	CodeUnknownTool = -32002
+	// CodeShutDown: the runtime was shut down and takes no more calls.
+	CodeShutDown = -32003
+	// CodeMessageTooLarge: a message exceeded the configured size limit.
+	CodeMessageTooLarge = -32004
+	// CodeConfig: the runtime config is invalid, or initialize came twice.
+	CodeConfig = -32005
+
+	// CodeRequestCancelled is the LSP/ACP code for a cancelled request.
+	CodeRequestCancelled = -32800
+)
+
+// Error is a JSON-RPC error object. Handlers return it to choose the code;
+// any other error becomes an internal error.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ID is a request id: a JSON number or string, kept as its exact JSON text so
+// it is echoed back unchanged.
+type ID json.RawMessage
+
+// MarshalJSON writes the id as given, or null when absent.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if len(id) == 0 {
+		return []byte("null"), nil
+	}
+	return id, nil
+}
+
+// String returns the id's JSON text, the key used for cancellation.
+func (id ID) String() string { return string(id) }
+
+// version is the "jsonrpc" member; it accepts nothing but "2.0".
+type version struct{}
+
+func (version) MarshalJSON() ([]byte, error) { return []byte(`"2.0"`), nil }
+
+func (*version) UnmarshalJSON(b []byte) error {
+	if string(b) != `"2.0"` {
+		return fmt.Errorf("jsonrpc must be \"2.0\", got %s", clip(b, 20))
+	}
+	return nil
+}
+
+// wireIn is any incoming message. Pointers tell absent from null.
+type wireIn struct {
+	Version *version        `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   *Error          `json:"error"`
+}
+
+type wireResponse struct {
+	Version version `json:"jsonrpc"`
+	ID      ID      `json:"id"`
+	Result  any     `json:"result,omitempty"`
+	Error   *Error  `json:"error,omitempty"`
+}
+
+type wireNotification struct {
+	Version version `json:"jsonrpc"`
+	Method  string  `json:"method"`
+	Params  any     `json:"params,omitempty"`
+}
+
+// Request is a decoded request or notification.
+type Request struct {
+	ID     ID // empty for a notification
+	Method string
+	Params json.RawMessage
+}
+
+// IsNotification reports whether the sender expects no reply.
+func (r *Request) IsNotification() bool { return len(r.ID) == 0 }
+
+// Decode parses one message. It returns the request and, when the message is
+// malformed, an *Error to send back (with whatever id could be read).
+func Decode(msg []byte) (*Request, *Error) {
+	var in wireIn
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if err := dec.Decode(&in); err != nil {
+		if !json.Valid(msg) {
+			return nil, Errorf(CodeParseError, "parse error: the message is not valid JSON: %v", err)
+		}
+		req := &Request{ID: idOf(msg)}
+		return req, Errorf(CodeInvalidRequest, "invalid request: %v", err)
+	}
+	if dec.More() {
+		return nil, Errorf(CodeParseError, "parse error: more than one JSON value on the line")
+	}
+	req := &Request{ID: ID(in.ID), Params: in.Params}
+	if string(in.ID) == "null" {
+		req.ID = nil
+	}
+	switch {
+	case in.Version == nil:
+		return req, Errorf(CodeInvalidRequest, `invalid request: missing "jsonrpc": "2.0"`)
+	case len(in.ID) > 0 && !validID(in.ID):
+		req.ID = nil
+		return req, Errorf(CodeInvalidRequest, "invalid request: id must be a number or a string, got %s", clip(in.ID, 20))
+	case in.Method == nil && (in.Result != nil || in.Error != nil):
+		return req, Errorf(CodeInvalidRequest, "invalid request: the runtime sends no requests, so it takes no responses")
+	case in.Method == nil || *in.Method == "":
+		return req, Errorf(CodeInvalidRequest, `invalid request: missing "method"`)
+	}
+	req.Method = *in.Method
+	if len(in.Params) > 0 && in.Params[0] != '{' && string(in.Params) != "null" {
+		return req, Errorf(CodeInvalidParams, "invalid params: params of %q must be an object", req.Method)
+	}
+	return req, nil
+}
+
+func validID(raw json.RawMessage) bool {
+	switch raw[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false
+}
+
+// idOf digs the id out of a message that failed to decode as a whole, so the
+// client can still match the error to its request.
+func idOf(msg []byte) ID {
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &probe) == nil && len(probe.ID) > 0 && validID(probe.ID) {
+		return ID(probe.ID)
+	}
+	return nil
+}
+
+// EncodeResponse returns the wire form of a reply.
+func EncodeResponse(id ID, result any, rpcErr *Error) ([]byte, error) {
+	if rpcErr == nil && result == nil {
+		result = struct{}{}
+	}
+	return json.Marshal(wireResponse{ID: id, Result: result, Error: rpcErr})
+}
+
+// EncodeNotification returns the wire form of a notification.
+func EncodeNotification(method string, params any) ([]byte, error) {
+	return json.Marshal(wireNotification{Method: method, Params: params})
+}
+
+func clip(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
+}

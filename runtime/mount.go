@@ -1,0 +1,22 @@
+//go:build !devstub
+
+package runtime
+
+import (
+	"github.com/shellport/shellport/tools"
+	"github.com/shellport/shellport/tools/bash"
+	"github.com/shellport/shellport/tools/editor"
+	"github.com/shellport/shellport/tools/persistent"
+)
+
+func newPersistentBash(host tools.Host, cfg tools.Config) tools.Tool {
+	return persistent.New(host, cfg)
+}
+
+func newOneshotBash(host tools.Host, cfg tools.Config) []tools.Tool {
+	return bash.New(host, cfg)
+}
+
+func newEditor(host tools.Host, cfg tools.Config) tools.Tool {
+	return editor.New(host, cfg)
+}

@@ -1,0 +1,114 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/shellport/shellport/tools"
+)
+
+// mounted is a tool as the client sees it: its exposed name and description
+// may differ from the tool's own (config overrides).
+type mounted struct {
+	tool        tools.Tool
+	name        string
+	description string
+	schema      json.RawMessage
+	serial      bool
+}
+
+// registry holds the mounted tools in a stable order.
+type registry struct {
+	byName map[string]*mounted
+	order  []*mounted
+}
+
+// toolNames lists the canonical tool names a profile mounts, in the order
+// tools/list shows them.
+func toolNames(profile string, testTools bool) []string {
+	var names []string
+	switch profile {
+	case ProfilePersistent:
+		names = []string{"bash"}
+	default:
+		names = []string{"bash", "bash_output", "bash_kill"}
+	}
+	names = append(names, "str_replace_editor")
+	if testTools {
+		names = append(names, testToolNames...)
+	}
+	return names
+}
+
+// buildTools constructs the tools of cfg's profile.
+func buildTools(cfg Config, host tools.Host) ([]tools.Tool, error) {
+	var list []tools.Tool
+	switch cfg.Profile {
+	case ProfilePersistent:
+		list = append(list, newPersistentBash(host, cfg.Tools["bash"]))
+	default:
+		list = append(list, newOneshotBash(host, cfg.Tools["bash"])...)
+	}
+	list = append(list, newEditor(host, cfg.Tools["str_replace_editor"]))
+	if cfg.TestTools {
+		list = append(list, newTestTools(host)...)
+	}
+	return list, nil
+}
+
+func newRegistry(cfg Config, host tools.Host) (*registry, error) {
+	list, err := buildTools(cfg, host)
+	if err != nil {
+		return nil, err
+	}
+	reg := &registry{byName: map[string]*mounted{}}
+	for _, t := range list {
+		tc := cfg.Tools[t.Name()]
+		m := &mounted{tool: t, name: t.Name(), description: t.Description(), schema: t.InputSchema()}
+		if tc.Name != "" {
+			m.name = tc.Name
+		}
+		if tc.Description != "" {
+			m.description = tc.Description
+		}
+		if !json.Valid(m.schema) {
+			return nil, fmt.Errorf("tool %q: input schema is not valid JSON", t.Name())
+		}
+		_, m.serial = t.(tools.Serial)
+		reg.byName[m.name] = m
+		reg.order = append(reg.order, m)
+	}
+	return reg, nil
+}
+
+func (r *registry) lookup(name string) *mounted { return r.byName[name] }
+
+func (r *registry) names() []string {
+	out := make([]string, len(r.order))
+	for i, m := range r.order {
+		out[i] = m.name
+	}
+	return out
+}
+
+// closeSession tells every stateful tool that a session ended.
+func (r *registry) closeSession(id string) {
+	for _, m := range r.order {
+		if c, ok := m.tool.(tools.SessionCloser); ok {
+			c.CloseSession(id)
+		}
+	}
+}
+
+// close shuts every tool down; the first error wins.
+func (r *registry) close() error {
+	var first error
+	for _, m := range r.order {
+		if c, ok := m.tool.(tools.Closer); ok {
+			if err := c.Close(); err != nil && first == nil {
+				first = fmt.Errorf("close tool %q: %w", m.tool.Name(), err)
+			}
+		}
+	}
+	return first
+}
