@@ -199,4 +199,3 @@ func shellport_close(h C.longlong) (rc C.int) {
 }
 
 func main() {}
-

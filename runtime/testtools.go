@@ -60,7 +60,9 @@ func (t *testTool) Description() string { return t.desc }
 func (t *testTool) InputSchema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer"},"text":{"type":"string"}},"additionalProperties":true}`)
 }
-func (t *testTool) Call(ctx context.Context, c *tools.Call) (*tools.Result, error) { return t.run(ctx, c) }
+func (t *testTool) Call(ctx context.Context, c *tools.Call) (*tools.Result, error) {
+	return t.run(ctx, c)
+}
 func (t *testTool) Present(c *tools.Call, res *tools.Result) tools.Presentation {
 	return tools.Generic(t.name, c, res)
 }
