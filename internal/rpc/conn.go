@@ -69,9 +69,12 @@ func (s *Server) Deliver(msg []byte) {
 		var id ID
 		if req != nil {
 			id = req.ID
+			if req.Method != "" && req.IsNotification() {
+				return // a notification is never answered, even a malformed one
+			}
 		}
-		// A malformed notification still gets an error: the client cannot
-		// know it was dropped otherwise, and JSON-RPC allows a null id.
+		// Unreadable input gets an error with a null id: JSON-RPC allows it,
+		// and the client learns that something it sent was dropped.
 		s.reply(id, nil, rpcErr)
 		return
 	}

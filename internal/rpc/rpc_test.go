@@ -1,0 +1,303 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestFrameReaderSplitsLinesAndSkipsBlank(t *testing.T) {
+	in := "{\"a\":1}\r\n\n   \n{\"b\":2}\n{\"c\":3}"
+	r := NewFrameReader(strings.NewReader(in), 0)
+	var got []string
+	for {
+		msg, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(msg))
+	}
+	want := []string{`{"a":1}`, `{"b":2}`, `{"c":3}`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestFrameReaderTooLargeSkipsAndContinues(t *testing.T) {
+	big := strings.Repeat("x", 200<<10)
+	in := `{"a":1}` + "\n" + big + "\n" + `{"b":2}` + "\n"
+	r := NewFrameReader(strings.NewReader(in), 100<<10)
+	msg, err := r.Read()
+	if err != nil || string(msg) != `{"a":1}` {
+		t.Fatalf("first: %q %v", msg, err)
+	}
+	_, err = r.Read()
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Limit != 100<<10 {
+		t.Fatalf("want TooLargeError, got %v", err)
+	}
+	msg, err = r.Read()
+	if err != nil || string(msg) != `{"b":2}` {
+		t.Fatalf("after the large message the stream must go on: %q %v", msg, err)
+	}
+}
+
+func TestFrameReaderExactlyAtLimit(t *testing.T) {
+	line := strings.Repeat("y", 1000)
+	r := NewFrameReader(strings.NewReader(line+"\n"), 1000)
+	msg, err := r.Read()
+	if err != nil || len(msg) != 1000 {
+		t.Fatalf("a message of exactly the limit is accepted: len %d, %v", len(msg), err)
+	}
+}
+
+func TestDecode(t *testing.T) {
+	cases := []struct {
+		name, msg string
+		code      int // 0: valid
+		id        string
+	}{
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"m","params":{}}`, 0, "1"},
+		{"string id", `{"jsonrpc":"2.0","id":"a","method":"m"}`, 0, `"a"`},
+		{"notification", `{"jsonrpc":"2.0","method":"m"}`, 0, ""},
+		{"not json", `{"jsonrpc":`, CodeParseError, ""},
+		{"two values", `{"jsonrpc":"2.0","method":"m"} {}`, CodeParseError, ""},
+		{"wrong version", `{"jsonrpc":"1.0","id":7,"method":"m"}`, CodeInvalidRequest, "7"},
+		{"no version", `{"id":7,"method":"m"}`, CodeInvalidRequest, "7"},
+		{"no method", `{"jsonrpc":"2.0","id":7}`, CodeInvalidRequest, "7"},
+		{"method not string", `{"jsonrpc":"2.0","id":7,"method":3}`, CodeInvalidRequest, "7"},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"m"}`, CodeInvalidRequest, ""},
+		{"array params", `{"jsonrpc":"2.0","id":7,"method":"m","params":[1]}`, CodeInvalidParams, "7"},
+		{"array message", `[1,2]`, CodeInvalidRequest, ""},
+		{"response", `{"jsonrpc":"2.0","id":7,"result":{}}`, CodeInvalidRequest, "7"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, rpcErr := Decode([]byte(c.msg))
+			code := 0
+			if rpcErr != nil {
+				code = rpcErr.Code
+			}
+			if code != c.code {
+				t.Fatalf("code %d, want %d (%v)", code, c.code, rpcErr)
+			}
+			id := ""
+			if req != nil {
+				id = req.ID.String()
+			}
+			if id != c.id {
+				t.Fatalf("id %q, want %q", id, c.id)
+			}
+		})
+	}
+}
+
+// replies records what a Server sends and fails the test if any request is
+// answered twice or never (the MustReply rule).
+type replies struct {
+	t        *testing.T
+	allowDup bool // for the test that sends one id twice on purpose
+	mu   sync.Mutex
+	byID map[string][]map[string]any
+	all  []map[string]any
+	got  chan struct{}
+}
+
+func newReplies(t *testing.T) *replies {
+	return &replies{t: t, byID: map[string][]map[string]any{}, got: make(chan struct{}, 1000)}
+}
+
+func (r *replies) send(msg []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(msg, &m); err != nil {
+		r.t.Errorf("server sent invalid JSON %q: %v", msg, err)
+		return nil
+	}
+	if bytes.Contains(msg, []byte("\n")) {
+		r.t.Errorf("a frame holds a raw newline: %q", msg)
+	}
+	r.mu.Lock()
+	r.all = append(r.all, m)
+	if id, ok := m["id"]; ok {
+		key, _ := json.Marshal(id)
+		r.byID[string(key)] = append(r.byID[string(key)], m)
+		if len(r.byID[string(key)]) > 1 && id != nil && !r.allowDup {
+			r.t.Errorf("request %s answered twice", key)
+		}
+	}
+	r.mu.Unlock()
+	r.got <- struct{}{}
+	return nil
+}
+
+func (r *replies) wait(id string) map[string]any {
+	r.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		r.mu.Lock()
+		got := r.byID[id]
+		r.mu.Unlock()
+		if len(got) > 0 {
+			return got[0]
+		}
+		select {
+		case <-r.got:
+		case <-deadline:
+			r.t.Fatalf("request %s never answered", id)
+		}
+	}
+}
+
+func code(m map[string]any) int {
+	e, _ := m["error"].(map[string]any)
+	if e == nil {
+		return 0
+	}
+	return int(e["code"].(float64))
+}
+
+func testServer(t *testing.T) (*Server, *replies) {
+	r := newReplies(t)
+	h := HandlerFunc(func(req *Request) Answer {
+		switch req.Method {
+		case "echo":
+			return Answer{Result: req.Params}
+		case "block":
+			return Answer{Job: func(ctx context.Context) (any, error) {
+				<-ctx.Done()
+				return "finished anyway", nil
+			}}
+		case "panic":
+			return Answer{Job: func(context.Context) (any, error) { panic("boom") }}
+		case "panic-inline":
+			panic("boom inline")
+		case "fail":
+			return Answer{Err: Errorf(CodeInvalidParams, "bad %s", "thing")}
+		case "plain-error":
+			return Answer{Job: func(context.Context) (any, error) { return nil, errors.New("disk on fire") }}
+		}
+		return Answer{Err: Errorf(CodeMethodNotFound, "method not found: %q", req.Method)}
+	})
+	s := NewServer(h, r.send)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.CancelAll()
+		if err := s.Close(ctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return s, r
+}
+
+func TestServerRepliesOnceEach(t *testing.T) {
+	s, r := testServer(t)
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":{"x":1}}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":2,"method":"panic"}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":3,"method":"panic-inline"}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":4,"method":"fail"}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":5,"method":"plain-error"}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":6,"method":"nope"}`))
+	s.Deliver([]byte(`not json`))
+	if got := r.wait("1")["result"].(map[string]any)["x"]; got != 1.0 {
+		t.Errorf("echo: %v", got)
+	}
+	for id, want := range map[string]int{"2": CodeInternalError, "3": CodeInternalError, "4": CodeInvalidParams, "5": CodeInternalError, "6": CodeMethodNotFound} {
+		if got := code(r.wait(id)); got != want {
+			t.Errorf("request %s: code %d, want %d", id, got, want)
+		}
+	}
+	if got := code(r.wait("null")); got != CodeParseError {
+		t.Errorf("garbage: code %d, want parse error", got)
+	}
+	// The server still serves after all that.
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":7,"method":"echo","params":{}}`))
+	if code(r.wait("7")) != 0 {
+		t.Error("server stopped serving after panics")
+	}
+}
+
+func TestServerCancelAnswersCancelled(t *testing.T) {
+	s, r := testServer(t)
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":"c1","method":"block"}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"c1"}}`))
+	// The job returned a result after cancellation; the client must still
+	// see the cancelled code, never the result it gave up on.
+	if got := code(r.wait(`"c1"`)); got != CodeRequestCancelled {
+		t.Fatalf("code %d, want %d", got, CodeRequestCancelled)
+	}
+	// A cancel for an unknown or finished id is ignored without a reply.
+	s.Deliver([]byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"zz"}}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":[]}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":9,"method":"echo","params":{}}`))
+	r.wait("9")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.all) != 2 {
+		t.Fatalf("cancel notifications must not be answered; got %d messages", len(r.all))
+	}
+}
+
+func TestServerRejectsDuplicateInflightID(t *testing.T) {
+	s, r := testServer(t)
+	r.allowDup = true
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":5,"method":"block"}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":5,"method":"echo","params":{}}`))
+	if got := code(r.wait("5")); got != CodeInvalidRequest {
+		t.Fatalf("duplicate id: code %d", got)
+	}
+	s.CancelAll()
+}
+
+func TestServerAfterCloseRefuses(t *testing.T) {
+	s, r := testServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}`))
+	if got := code(r.wait("1")); got != CodeShutDown {
+		t.Fatalf("code %d, want %d", got, CodeShutDown)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash"}}`,
+		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`,
+		`{"jsonrpc":"2.0","id":"x","result":{}}`,
+		`[{"jsonrpc":"2.0"}]`, `{"id":null}`, "\x00", `{"jsonrpc":"2.0","id":1e999,"method":"m"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		req, rpcErr := Decode(msg)
+		if rpcErr == nil {
+			if req == nil || req.Method == "" {
+				t.Fatalf("valid decode without a method: %q", msg)
+			}
+			if len(req.Params) > 0 && req.Params[0] != '{' && string(req.Params) != "null" {
+				t.Fatalf("non-object params accepted: %q", msg)
+			}
+		}
+		// Whatever came in, the reply must encode to one valid JSON line.
+		var id ID
+		if req != nil {
+			id = req.ID
+		}
+		out, err := EncodeResponse(id, nil, rpcErr)
+		if rpcErr != nil && (err != nil || !json.Valid(out) || bytes.ContainsRune(out, '\n')) {
+			t.Fatalf("bad error reply for %q: %q %v", msg, out, err)
+		}
+	})
+}
