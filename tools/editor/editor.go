@@ -71,9 +71,9 @@ type tool struct {
 
 var _ tools.Tool = (*tool)(nil)
 
-func (t *tool) Name() string                  { return Name }
-func (t *tool) Description() string           { return t.description }
-func (t *tool) InputSchema() json.RawMessage  { return json.RawMessage(inputSchema) }
+func (t *tool) Name() string                 { return Name }
+func (t *tool) Description() string          { return t.description }
+func (t *tool) InputSchema() json.RawMessage { return json.RawMessage(inputSchema) }
 func (t *tool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
 	return present(call, res)
 }
