@@ -1,0 +1,48 @@
+//go:build unix
+
+package bash
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// prepare makes the command lead a new session and so a new process group:
+// signals to the group reach its grandchildren, and it has no controlling
+// terminal to read from.
+func prepare(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return nil
+}
+
+func killGroup(pgid int, sig signal) error {
+	// kill(0) and kill(-1) would hit the runtime's own group or every
+	// process it may signal.
+	if pgid <= 1 {
+		return fmt.Errorf("bash: refusing to signal process group %d", pgid)
+	}
+	s := syscall.SIGKILL
+	if sig == sigTerm {
+		s = syscall.SIGTERM
+	}
+	if err := syscall.Kill(-pgid, s); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("bash: signal process group %d: %w", pgid, err)
+	}
+	return nil
+}
+
+func exitOf(ps *os.ProcessState) exitInfo {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		name := unix.SignalName(ws.Signal())
+		if name == "" {
+			name = fmt.Sprintf("signal %d", int(ws.Signal()))
+		}
+		return exitInfo{code: -1, signal: name}
+	}
+	return exitInfo{code: ps.ExitCode()}
+}
