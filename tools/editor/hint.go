@@ -47,7 +47,7 @@ func diagnose(data []byte, oldStr string) string {
 		return "hint: no line of old_str occurs in the file; it may have changed since you last viewed it. View it again and copy the text exactly"
 	case best.depth == len(oldLines):
 		return fmt.Sprintf("hint: old_str matches line %d onwards if whitespace is ignored, so only whitespace differs: %s. Copy the lines exactly as view shows them; tabs appear as real tab characters",
-			best.line, whitespaceKind(best.fileText, oldStr))
+			best.line, whitespaceKind(best.fileLines, oldLines))
 	}
 	m := best.depth
 	return fmt.Sprintf("hint: the closest place starts on line %d, but line %d of old_str differs from line %d of the file:\n  old_str: %s\n  file:    %s",
@@ -59,7 +59,7 @@ type placeMatch struct {
 	line     int    // file line where old_str's first line would be
 	depth    int    // lines of old_str that agree, ignoring whitespace
 	mismatch string // the file line where they stop agreeing
-	fileText string // the file lines compared
+	fileLines []string // the file lines compared
 }
 
 // anchorLines returns the start offsets of up to maxCandidates lines of data
@@ -93,7 +93,6 @@ func comparePlace(data []byte, ls, j int, oldLines []string) placeMatch {
 		start = bytes.LastIndexByte(data[:start-1], '\n') + 1
 	}
 	m := placeMatch{line: lineOf(data, start)}
-	var compared strings.Builder
 	off := start
 	for i, ol := range oldLines {
 		if off > len(data) || (off == len(data) && i > 0 && ol != "") {
@@ -109,11 +108,10 @@ func comparePlace(data []byte, ls, j int, oldLines []string) placeMatch {
 			m.mismatch = fl
 			return m
 		}
-		compared.WriteString(fl + "\n")
+		m.fileLines = append(m.fileLines, fl)
 		m.depth = i + 1
 		off += end + 1
 	}
-	m.fileText = compared.String()
 	return m
 }
 
@@ -136,15 +134,42 @@ func squash(s string) string {
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 }
 
-func whitespaceKind(fileText, oldStr string) string {
-	fileTabs, oldTabs := strings.Contains(fileText, "\t"), strings.Contains(oldStr, "\t")
-	switch {
-	case fileTabs && !oldTabs:
-		return "the file indents with tabs where old_str has spaces"
-	case oldTabs && !fileTabs:
-		return "old_str has tabs where the file has spaces"
+// whitespaceKind names the whitespace difference between lines that agree
+// once whitespace is ignored.
+func whitespaceKind(fileLines, oldLines []string) string {
+	tabsInFile, tabsInOld, indent, trailing := false, false, false, false
+	for i, fl := range fileLines {
+		ol := oldLines[i]
+		fi, oi := leadingSpace(fl), leadingSpace(ol)
+		if i > 0 || len(oi) > 0 { // the first line of old_str may start mid-line
+			switch {
+			case strings.Contains(fi, "\t") && !strings.Contains(oi, "\t") && oi != "":
+				tabsInFile = true
+			case strings.Contains(oi, "\t") && !strings.Contains(fi, "\t") && fi != "":
+				tabsInOld = true
+			case fi != oi:
+				indent = true
+			}
+		}
+		if strings.TrimRightFunc(fl, unicode.IsSpace) != fl || strings.TrimRightFunc(ol, unicode.IsSpace) != ol {
+			trailing = trailing || len(fl)-len(strings.TrimRightFunc(fl, unicode.IsSpace)) != len(ol)-len(strings.TrimRightFunc(ol, unicode.IsSpace))
+		}
 	}
-	return "indentation or spacing within lines differs"
+	switch {
+	case tabsInFile:
+		return "the file indents with tabs where old_str has spaces"
+	case tabsInOld:
+		return "old_str has tabs where the file indents with spaces"
+	case indent:
+		return "the indentation differs"
+	case trailing:
+		return "trailing whitespace differs"
+	}
+	return "spacing within lines differs"
+}
+
+func leadingSpace(s string) string {
+	return s[:len(s)-len(strings.TrimLeftFunc(s, unicode.IsSpace))]
 }
 
 // numberPrefixHint spots an old_str whose lines start with view's line
