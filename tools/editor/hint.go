@@ -56,9 +56,9 @@ func diagnose(data []byte, oldStr string) string {
 
 // placeMatch is how far old_str agrees with the file from one place on.
 type placeMatch struct {
-	line     int    // file line where old_str's first line would be
-	depth    int    // lines of old_str that agree, ignoring whitespace
-	mismatch string // the file line where they stop agreeing
+	line      int      // file line where old_str's first line would be
+	depth     int      // lines of old_str that agree, ignoring whitespace
+	mismatch  string   // the file line where they stop agreeing
 	fileLines []string // the file lines compared
 }
 
