@@ -1,0 +1,78 @@
+package pty
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+)
+
+// reapTimeout bounds how long Close waits for a killed program to be reaped.
+// SIGKILL cannot be caught, so only a process stuck in the kernel (an
+// unkillable disk wait) takes this long.
+const reapTimeout = 3 * time.Second
+
+func newProcess(proc *os.Process, master *os.File, ttyName string) *Process {
+	p := &Process{
+		pid:     proc.Pid,
+		ttyName: ttyName,
+		master:  master,
+		reaped:  make(chan struct{}),
+	}
+	go p.reap(proc)
+	return p
+}
+
+// reap waits for this one child (never for any child: the host owns the
+// others) and records how it ended.
+func (p *Process) reap(proc *os.Process) {
+	defer close(p.reaped)
+	state, err := proc.Wait()
+	if err != nil {
+		// ECHILD: the host ignores SIGCHLD and the kernel reaped the child.
+		p.status = ExitStatus{Code: -1}
+		return
+	}
+	p.status = statusOf(state)
+}
+
+func statusOf(state *os.ProcessState) ExitStatus {
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ExitStatus{Code: -1, Signal: ws.Signal()}
+	}
+	return ExitStatus{Code: state.ExitCode()}
+}
+
+func (p *Process) read(b []byte) (int, error) {
+	n, err := p.master.Read(b)
+	if err != nil && errors.Is(err, syscall.EIO) {
+		// Linux reports a master whose slave side is closed everywhere as
+		// EIO rather than EOF.
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (p *Process) close() error {
+	p.closeOnce.Do(p.doClose)
+	return p.err
+}
+
+func (p *Process) doClose() {
+	killErr := p.KillSession()
+	timer := time.NewTimer(reapTimeout)
+	defer timer.Stop()
+	select {
+	case <-p.reaped:
+	case <-timer.C:
+		p.err = fmt.Errorf("pty: process %d not reaped %v after SIGKILL", p.pid, reapTimeout)
+	}
+	if err := p.master.Close(); err != nil && p.err == nil {
+		p.err = fmt.Errorf("pty: close terminal: %w", err)
+	}
+	if p.err == nil && killErr != nil {
+		p.err = killErr
+	}
+}

@@ -1,0 +1,164 @@
+// Package pty runs one program on a pseudo-terminal and manages it as a
+// terminal session: read and write the terminal, resize it, signal its
+// foreground process group, kill every process of the session, and wait for
+// the program with its exit code or signal.
+//
+// [Start] opens a terminal pair (creack/pty), starts the program in a new
+// session with the terminal as its controlling terminal and stdin, stdout and
+// stderr, and keeps only the master side. The program is either started
+// directly (Go's own setsid and TIOCSCTTY in the child) or, when
+// [Options.SpawnHelper] is set, through shellport-spawn-helper, which does the
+// same work in a separate tiny executable and then execs the program.
+//
+// # Lifetime
+//
+// On Linux the program gets a parent-death signal (SIGKILL): if the runtime
+// dies, so does the program. The kernel delivers it when the OS thread that
+// created the child exits, not when the process exits, so Start always spawns
+// from a fresh goroutine: goroutines started with go run on threads the Go
+// runtime owns and never retires, whereas a call that arrived from C (the
+// shellport shared library loaded into Python) runs on a foreign thread that
+// may exit as soon as the call returns, which would kill the program with it.
+// For the same reason the spawning goroutine never calls
+// runtime.LockOSThread: a locked goroutine that ends takes its thread down.
+//
+// [Process.Close] kills the whole session and reaps the program, so nothing
+// it started survives as an orphan or a zombie, except processes that left
+// the session on purpose (setsid, daemons).
+//
+// # Reading
+//
+// Reading the master after every slave descriptor has closed fails with EIO
+// on Linux; Read reports that as io.EOF. A reader blocked in Read when Close
+// runs returns: on Linux the master is non-blocking and registered with the
+// Go poller, so closing it wakes the reader; on darwin the master stays in
+// blocking mode (kqueue does not support terminal devices) and the reader
+// wakes when the killed session releases the slave.
+package pty
+
+import (
+	"context"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// Winsize is a terminal size in character cells.
+type Winsize struct {
+	Rows uint16
+	Cols uint16
+}
+
+// Options describe the program to start.
+type Options struct {
+	// Path is the program to run. A name without a slash is searched in the
+	// PATH of Env (or of the runtime when Env is nil).
+	Path string
+	// Args are the arguments after the program name.
+	Args []string
+	// Dir is the working directory; empty means the runtime's.
+	Dir string
+	// Env is the complete environment; nil means the runtime's.
+	Env []string
+	// Size is the initial terminal size; zero means 80×24.
+	Size Winsize
+	// Echo keeps the terminal's input echo, and CRLF its translation of
+	// "\n" to "\r\n" on output. A fresh terminal has both; a program driver
+	// usually wants neither, so both are off unless set.
+	Echo bool
+	CRLF bool
+	// SpawnHelper, when set, is the path of shellport-spawn-helper; the
+	// program is then started through it instead of directly.
+	SpawnHelper string
+}
+
+// ExitStatus is how a program ended.
+type ExitStatus struct {
+	// Code is the exit code, or -1 when the program was killed by a signal
+	// or its status could not be collected.
+	Code int
+	// Signal is the signal that killed the program, or 0.
+	Signal syscall.Signal
+}
+
+// Known reports whether the status was collected at all. It is false when
+// the host reaps children itself (SIGCHLD ignored), so the code is lost.
+func (s ExitStatus) Known() bool { return s.Code >= 0 || s.Signal != 0 }
+
+// SignalName returns the signal's name ("SIGKILL"), or "" when the program
+// was not killed by a signal.
+func (s ExitStatus) SignalName() string {
+	if s.Signal == 0 {
+		return ""
+	}
+	return signalName(s.Signal)
+}
+
+// Process is a program running on a terminal. Its methods are safe for
+// concurrent use.
+type Process struct {
+	pid     int
+	ttyName string
+	master  *os.File
+	reaped  chan struct{} // closed once the program has been waited for
+	status  ExitStatus
+
+	closeOnce sync.Once
+	err       error // Close's result, set inside closeOnce
+}
+
+// Start starts a program on a new terminal. ctx bounds the start only; the
+// program outlives it.
+func Start(ctx context.Context, opts Options) (*Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return start(ctx, opts)
+}
+
+// Pid is the program's process id, which is also its session id.
+func (p *Process) Pid() int { return p.pid }
+
+// TTY is the path of the terminal's slave side ("/dev/pts/3").
+func (p *Process) TTY() string { return p.ttyName }
+
+// Read reads what the program wrote to the terminal. It returns io.EOF once
+// no process has the terminal open any more, and an error wrapping
+// os.ErrClosed after Close.
+func (p *Process) Read(b []byte) (int, error) { return p.read(b) }
+
+// Write writes to the terminal as if typed.
+func (p *Process) Write(b []byte) (int, error) { return p.master.Write(b) }
+
+// Resize sets the terminal size; the foreground process gets SIGWINCH.
+func (p *Process) Resize(size Winsize) error { return p.resize(size) }
+
+// SignalForeground sends sig to the terminal's foreground process group,
+// falling back to the program's own group when the terminal has none.
+func (p *Process) SignalForeground(sig syscall.Signal) error { return p.signalForeground(sig) }
+
+// KillSession sends SIGKILL to every process whose session is the
+// program's, the program included, until none is left.
+func (p *Process) KillSession() error { return killSession(p.pid) }
+
+// WaitingForInput reports whether a process of the foreground group is
+// blocked reading the terminal. It is a best-effort probe: false when the
+// platform cannot tell.
+func (p *Process) WaitingForInput() bool { return p.waitingForInput() }
+
+// Done is closed once the program has ended and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.reaped }
+
+// Wait waits for the program to end, or for ctx.
+func (p *Process) Wait(ctx context.Context) (ExitStatus, error) {
+	select {
+	case <-p.reaped:
+		return p.status, nil
+	case <-ctx.Done():
+		return ExitStatus{Code: -1}, ctx.Err()
+	}
+}
+
+// Close kills the session, reaps the program and closes the terminal. It is
+// idempotent and returns within a few seconds whatever the processes do.
+func (p *Process) Close() error { return p.close() }

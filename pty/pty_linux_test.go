@@ -1,0 +1,117 @@
+package pty
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// sessionMembers lists the live processes of session sid.
+func sessionMembers(t *testing.T, sid int) []procStat {
+	t.Helper()
+	procs, err := scanProc(func(st procStat) bool { return st.sid == sid })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return procs
+}
+
+func alive(pid int) bool {
+	st, ok := readStat(pid)
+	return ok && st.state != 'Z' && st.state != 'X'
+}
+
+// Close must leave no process of the session behind: background jobs,
+// jobs in their own process groups (job control), and nohup'd ones.
+func TestCloseKillsWholeSession(t *testing.T) {
+	p, rd := startBash(t, Options{}, `sleep 300 & nohup sleep 300 >/dev/null 2>&1 & set -m; sleep 300 & (sleep 300; :) & echo ready; wait`)
+	rd.waitFor(t, "ready")
+	eventually(t, "five session members", func() bool { return len(sessionMembers(t, p.Pid())) >= 5 })
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if left := sessionMembers(t, p.Pid()); len(left) != 0 {
+		t.Fatalf("processes of session %d survived Close: %+v", p.Pid(), left)
+	}
+}
+
+// A process that left the session but kept the terminal open holds the
+// slave, so the master never reads EOF; Close must still wake the reader
+// (issue 3: readers that outlive the master).
+func TestCloseWakesReaderWhenSlaveOutlivesSession(t *testing.T) {
+	p, rd := startBash(t, Options{}, `setsid sleep 300 & echo "escaped $!"; wait`)
+	rd.waitFor(t, "escaped ")
+	line := strings.Fields(strings.SplitN(strings.SplitN(rd.String(), "escaped ", 2)[1], "\n", 2)[0])
+	pid, err := strconv.Atoi(line[0])
+	if err != nil {
+		t.Fatalf("no pid in %q", rd.String())
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	eventually(t, "escaped process running", func() bool { return alive(pid) })
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	rd.waitEOF(t)
+	if !alive(pid) {
+		t.Skip("setsid child died with the session; nothing held the slave")
+	}
+}
+
+func TestWaitingForInput(t *testing.T) {
+	cases := map[string]string{
+		"read builtin": `read -r x`,
+		"cat":          `exec cat`,
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		cases["select"] = `exec python3 -c 'import select,sys; select.select([sys.stdin],[],[])'`
+		cases["poll"] = `exec python3 -c 'import select; p=select.poll(); p.register(0, select.POLLIN); p.poll()'`
+		cases["epoll"] = `exec python3 -c 'import select; e=select.epoll(); e.register(0, select.EPOLLIN); e.poll()'`
+	}
+	for name, script := range cases {
+		t.Run(name, func(t *testing.T) {
+			p, _ := startBash(t, Options{}, script)
+			eventually(t, "blocked on terminal input", p.WaitingForInput)
+		})
+	}
+}
+
+func TestNotWaitingForInput(t *testing.T) {
+	p, rd := startBash(t, Options{}, `echo ready; exec sleep 300`)
+	rd.waitFor(t, "ready")
+	eventually(t, "sleep asleep", func() bool {
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/comm")
+		st, ok := readStat(p.Pid())
+		return ok && st.state == 'S' && strings.TrimSpace(string(comm)) == "sleep"
+	})
+	if p.WaitingForInput() {
+		t.Fatal("a sleeping process reported as waiting for input")
+	}
+}
+
+// The program must die with the process that started it (issue 3: the
+// shell dies with the runtime).
+func TestParentDeathKillsProgram(t *testing.T) {
+	requirePTY(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), orphanHelperEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	_ = cmd.Wait()
+	pidStr, ok := strings.CutPrefix(strings.TrimSpace(line), "pid ")
+	if !ok {
+		t.Fatalf("helper said %q", line)
+	}
+	pid, _ := strconv.Atoi(pidStr)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	eventually(t, "orphaned program killed", func() bool { return !alive(pid) })
+}

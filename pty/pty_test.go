@@ -1,0 +1,154 @@
+package pty
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestOutputThenEOF(t *testing.T) {
+	p, rd := startBash(t, Options{}, `printf 'one\ntwo\n'`)
+	if err := rd.waitEOF(t); err != io.EOF {
+		t.Fatalf("reader ended with %v, want io.EOF (EIO must read as EOF)", err)
+	}
+	if got := rd.String(); got != "one\ntwo\n" {
+		t.Fatalf("output %q, want %q (no echo, no \\r\\n by default)", got, "one\ntwo\n")
+	}
+	if st := wait(t, p); st.Code != 0 || st.Signal != 0 {
+		t.Fatalf("status %+v, want code 0", st)
+	}
+}
+
+func TestCRLFAndEchoWhenAsked(t *testing.T) {
+	p, rd := startBash(t, Options{CRLF: true, Echo: true}, `read -r line; echo "got $line"`)
+	if _, err := p.Write([]byte("hi\n")); err != nil {
+		t.Fatal(err)
+	}
+	rd.waitFor(t, "got hi\r\n")
+	if got := rd.String(); !strings.HasPrefix(got, "hi\r\n") {
+		t.Fatalf("output %q, want the typed line echoed first", got)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	p, rd := startBash(t, Options{}, `exit 3`)
+	rd.waitEOF(t)
+	st := wait(t, p)
+	if st.Code != 3 || st.Signal != 0 || !st.Known() {
+		t.Fatalf("status %+v, want code 3", st)
+	}
+}
+
+func TestKilledBySignal(t *testing.T) {
+	p, rd := startBash(t, Options{}, `kill -9 $$`)
+	rd.waitEOF(t)
+	st := wait(t, p)
+	if st.Signal != syscall.SIGKILL || st.Code != -1 || st.SignalName() != "SIGKILL" {
+		t.Fatalf("status %+v (%q), want SIGKILL", st, st.SignalName())
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	requirePTY(t)
+	_, err := Start(context.Background(), Options{Path: "shellport-no-such-program", Env: []string{"PATH=" + t.TempDir()}})
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Start: %v, want ErrNotFound", err)
+	}
+}
+
+func TestStartHonoursDirAndEnv(t *testing.T) {
+	dir := t.TempDir()
+	env := append(os.Environ(), "PTY_TEST_VALUE=forty two")
+	p, rd := startBash(t, Options{Dir: dir, Env: env}, `echo "$PWD|$PTY_TEST_VALUE"`)
+	rd.waitEOF(t)
+	wait(t, p)
+	real, _ := filepath.EvalSymlinks(dir)
+	if got := strings.TrimSpace(rd.String()); got != real+"|forty two" && got != dir+"|forty two" {
+		t.Fatalf("got %q, want %q", got, dir+"|forty two")
+	}
+}
+
+// The terminal must be the controlling terminal: /dev/tty opens, and the
+// shell leads its own session.
+func TestControllingTerminal(t *testing.T) {
+	for _, helper := range []bool{false, true} {
+		name := map[bool]string{false: "direct", true: "spawn-helper"}[helper]
+		t.Run(name, func(t *testing.T) {
+			opts := Options{}
+			if helper {
+				opts.SpawnHelper = spawnHelper(t)
+				opts.Dir = t.TempDir()
+			}
+			p, rd := startBash(t, opts, `echo via-tty >/dev/tty && ps -o sid= -o tty= -p $$ | tr -s ' ' && pwd`)
+			rd.waitEOF(t)
+			if st := wait(t, p); st.Code != 0 {
+				t.Fatalf("status %+v; output %q", st, rd.String())
+			}
+			out := rd.String()
+			if !strings.Contains(out, "via-tty\n") {
+				t.Fatalf("no write to /dev/tty: %q", out)
+			}
+			ttyShort := strings.TrimPrefix(p.TTY(), "/dev/")
+			if !strings.Contains(out, " "+itoa(p.Pid())+" "+ttyShort) && !strings.Contains(out, itoa(p.Pid())+" "+ttyShort) {
+				t.Fatalf("want session %d on %s, got %q", p.Pid(), ttyShort, out)
+			}
+			if helper {
+				real, _ := filepath.EvalSymlinks(opts.Dir)
+				if !strings.Contains(out, real) {
+					t.Fatalf("helper did not chdir to %s: %q", real, out)
+				}
+			}
+		})
+	}
+}
+
+func TestResize(t *testing.T) {
+	p, rd := startBash(t, Options{Size: Winsize{Rows: 10, Cols: 20}}, `stty size; read -r _; stty size`)
+	rd.waitFor(t, "10 20\n")
+	if err := p.Resize(Winsize{Rows: 33, Cols: 111}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	rd.waitFor(t, "33 111\n")
+}
+
+func TestSignalForeground(t *testing.T) {
+	p, rd := startBash(t, Options{}, `trap 'echo got-int; exit 5' INT; echo ready; read -r _`)
+	rd.waitFor(t, "ready")
+	if err := p.SignalForeground(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	rd.waitFor(t, "got-int")
+	if st := wait(t, p); st.Code != 5 {
+		t.Fatalf("status %+v, want 5 from the INT trap", st)
+	}
+}
+
+func TestCloseIsIdempotent(t *testing.T) {
+	p, rd := startBash(t, Options{}, `echo ready; sleep 300`)
+	rd.waitFor(t, "ready")
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	select {
+	case <-p.Done():
+	default:
+		t.Fatal("Close returned before the program was reaped")
+	}
+	if _, err := p.Read(make([]byte, 10)); err == nil {
+		t.Fatal("Read after Close succeeded")
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,158 @@
+//go:build linux || darwin
+
+package pty
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+
+	creack "github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+func start(ctx context.Context, opts Options) (_ *Process, err error) {
+	path, err := lookPath(opts.Path, opts.Env)
+	if err != nil {
+		return nil, err
+	}
+	master, tty, err := creack.Open()
+	if err != nil {
+		return nil, fmt.Errorf("pty: open terminal: %w", err)
+	}
+	// The parent never keeps the slave: once the child has it, the master
+	// sees EOF exactly when the last process using the terminal lets go.
+	defer func() { _ = tty.Close() }() // Best effort.
+	defer func() {
+		if err != nil {
+			_ = master.Close() // Best effort.
+		}
+	}()
+	if err := setupTerminal(tty, opts); err != nil {
+		return nil, err
+	}
+	if master, err = pollable(master); err != nil {
+		return nil, err
+	}
+
+	argv := append([]string{opts.Path}, opts.Args...)
+	attr := &os.ProcAttr{Dir: opts.Dir, Env: opts.Env, Files: []*os.File{tty, tty, tty}, Sys: &syscall.SysProcAttr{}}
+	prog := path
+	if opts.SpawnHelper != "" {
+		// The helper makes the session and the controlling terminal itself
+		// from fd 3, then execs the program in DIR.
+		dir := opts.Dir
+		if dir == "" {
+			dir = "."
+		}
+		prog = opts.SpawnHelper
+		argv = append([]string{opts.SpawnHelper, dir, path}, opts.Args...)
+		attr.Dir = ""
+		attr.Files = append(attr.Files, tty)
+	} else {
+		attr.Sys.Setsid = true
+		attr.Sys.Setctty = true
+		attr.Sys.Ctty = 0 // the child's fd 0, which is tty
+	}
+	setParentDeath(attr.Sys)
+
+	proc, err := spawn(ctx, prog, argv, attr)
+	if err != nil {
+		return nil, err
+	}
+	return newProcess(proc, master, tty.Name()), nil
+}
+
+// spawn starts the child from a fresh goroutine so that the creating thread
+// is one the Go runtime owns for the life of the process (see the package
+// documentation on the parent-death signal).
+func spawn(ctx context.Context, prog string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	type result struct {
+		proc *os.Process
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		proc, err := os.StartProcess(prog, argv, attr)
+		ch <- result{proc, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("pty: start %q: %w", argv[0], r.err)
+		}
+		return r.proc, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.err == nil {
+				_ = r.proc.Kill() // Best effort.
+				_, _ = r.proc.Wait()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+func setupTerminal(tty *os.File, opts Options) error {
+	size := opts.Size
+	if size.Rows == 0 || size.Cols == 0 {
+		size = Winsize{Rows: 24, Cols: 80}
+	}
+	fd := int(tty.Fd())
+	if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: size.Rows, Col: size.Cols}); err != nil {
+		return fmt.Errorf("pty: set terminal size: %w", err)
+	}
+	t, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	if err != nil {
+		return fmt.Errorf("pty: read terminal modes: %w", err)
+	}
+	if !opts.Echo {
+		t.Lflag &^= unix.ECHO | unix.ECHOE | unix.ECHOK | unix.ECHONL
+	}
+	if !opts.CRLF {
+		t.Oflag &^= unix.ONLCR
+	}
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, t); err != nil {
+		return fmt.Errorf("pty: set terminal modes: %w", err)
+	}
+	return nil
+}
+
+func (p *Process) resize(size Winsize) error {
+	return p.control(func(fd int) error {
+		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: size.Rows, Col: size.Cols})
+	})
+}
+
+// control runs f on the master's descriptor without taking it out of
+// non-blocking mode (os.File.Fd would).
+func (p *Process) control(f func(fd int) error) error {
+	sc, err := p.master.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("pty: %w", err)
+	}
+	var ferr error
+	if err := sc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
+		return fmt.Errorf("pty: %w", err)
+	}
+	return ferr
+}
+
+func (p *Process) signalForeground(sig syscall.Signal) error {
+	pgrp := p.foregroundGroup()
+	if pgrp <= 0 {
+		pgrp = p.pid
+	}
+	if err := unix.Kill(-pgrp, sig); err != nil {
+		return fmt.Errorf("pty: signal group %d: %w", pgrp, err)
+	}
+	return nil
+}
+
+func signalName(sig syscall.Signal) string {
+	if name := unix.SignalName(sig); name != "" {
+		return name
+	}
+	return fmt.Sprintf("signal %d", int(sig))
+}
