@@ -31,6 +31,7 @@ var noiseDirs = map[string]bool{
 // listing accumulates a directory view within a character budget.
 type listing struct {
 	buf    []byte
+	ends   []int // end offset in buf of each line, the root's first
 	budget int
 	shown  int
 
@@ -52,8 +53,28 @@ func (l *listing) add(line string) bool {
 	l.budget -= c
 	l.buf = append(l.buf, line...)
 	l.buf = append(l.buf, '\n')
+	l.ends = append(l.ends, len(l.buf))
 	l.shown++
 	return true
+}
+
+// dropLast removes the last entry line (never the root's) and counts it
+// as left out. It reports false when no entry is left.
+func (l *listing) dropLast() bool {
+	if len(l.ends) < 2 {
+		return false
+	}
+	l.ends = l.ends[:len(l.ends)-1]
+	l.buf = l.buf[:l.ends[len(l.ends)-1]]
+	l.shown--
+	l.omitted++
+	l.full = true
+	return true
+}
+
+// render joins the lines and the notes.
+func (l *listing) render() string {
+	return strings.TrimSuffix(string(l.buf)+strings.Join(l.notes(), "\n"), "\n")
 }
 
 // viewDir lists root two levels deep, in-process and sorted. Names starting
@@ -64,7 +85,7 @@ func (t *tool) viewDir(ctx context.Context, root string) (*tools.Result, error) 
 	if err != nil {
 		return nil, pathErr("list", root, err)
 	}
-	l := &listing{budget: t.maxOut - t.noteReserve()}
+	l := &listing{budget: t.maxOut - noteReserve}
 	l.add(strings.TrimSuffix(showPath(root), "/") + "/")
 	l.shown = 0
 	for _, e := range entries {
@@ -81,14 +102,19 @@ func (t *tool) viewDir(ctx context.Context, root string) (*tools.Result, error) 
 			continue
 		}
 		if noiseDirs[e.Name()] || exists(filepath.Join(p, "pyvenv.cfg")) {
-			l.notExpanded = append(l.notExpanded, e.Name()+"/")
+			l.notExpanded = append(l.notExpanded, cutName(e.Name())+"/")
 			continue
 		}
 		l.listChildren(p, e.Name())
 	}
-	text := string(l.buf) + strings.Join(l.notes(), "\n")
+	// The notes name entries, so their length varies; drop entries until
+	// everything fits.
+	text := l.render()
+	for utf8.RuneCountInString(text) > t.maxOut && l.dropLast() {
+		text = l.render()
+	}
 	return &tools.Result{
-		Text: strings.TrimSuffix(text, "\n"),
+		Text: text,
 		Structured: map[string]any{
 			"path": root, "directory": true, "entries": l.shown, "hidden": l.hidden, "truncated": l.full,
 		},
@@ -99,7 +125,7 @@ func (t *tool) viewDir(ctx context.Context, root string) (*tools.Result, error) 
 func (l *listing) listChildren(dir, rel string) {
 	children, err := os.ReadDir(dir)
 	if err != nil {
-		l.unreadable = append(l.unreadable, rel+"/: "+osReason(err))
+		l.unreadable = append(l.unreadable, cutName(rel)+"/: "+osReason(err))
 		return
 	}
 	n := 0
@@ -117,7 +143,7 @@ func (l *listing) listChildren(dir, rel string) {
 					l.hidden++
 				}
 			}
-			l.capped = append(l.capped, rel+"/ ("+strconv.Itoa(more)+" more)")
+			l.capped = append(l.capped, cutName(rel)+"/ ("+strconv.Itoa(more)+" more)")
 			return
 		}
 		line, _ := entryLine(filepath.Join(dir, c.Name()), c)
@@ -151,6 +177,19 @@ func showPath(p string) string {
 		return strconv.Quote(p)
 	}
 	return p
+}
+
+// cutName shortens a name quoted in a note to 40 bytes.
+func cutName(name string) string {
+	name = showPath(name)
+	if len(name) <= 40 {
+		return name
+	}
+	cut := 40
+	for cut > 0 && !runeStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "…"
 }
 
 func exists(p string) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shellport/shellport/tools"
 )
@@ -13,6 +14,9 @@ import (
 // snippetContext is the number of unchanged lines shown on each side of an
 // edit.
 const snippetContext = 4
+
+// minSnippet is the smallest budget worth spending on a snippet.
+const minSnippet = 100
 
 func (t *tool) strReplace(ctx context.Context, path, oldStr, newStr string) (*tools.Result, error) {
 	return t.modify(ctx, path, func(data []byte) (change, error) {
@@ -60,13 +64,16 @@ func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (chang
 	if err := replaceFile(real, fi, data[:c.start], c.text, data[c.end:]); err != nil {
 		return nil, fmt.Errorf("cannot write %s: %s; the file was left unchanged", path, osReason(err))
 	}
-	snip, last := t.snippet(data, c)
-	var b strings.Builder
-	b.WriteString(summary(c, data))
-	b.WriteString(snip)
+	head := summary(c, data)
+	link := ""
 	if real != path {
-		fmt.Fprintf(&b, "\n[%s is a symbolic link; the edit went to %s and the link was kept]", path, real)
+		link = fmt.Sprintf("\n[%s is a symbolic link; the edit went to %s and the link was kept]", path, real)
 	}
+	snip, last := t.snippet(data, c, t.maxOut-noteReserve-utf8.RuneCountInString(head)-utf8.RuneCountInString(link))
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString(snip)
+	b.WriteString(link)
 	return &tools.Result{
 		Text:       b.String(),
 		Structured: map[string]any{"path": path, "line": c.firstLine, "lastLine": last},
@@ -86,7 +93,7 @@ func resolve(path string) (string, error) {
 // lines around it, within the output budget, built from the old bytes and
 // the change without assembling the new file. It also returns the last
 // line the change touched.
-func (t *tool) snippet(data []byte, c change) (string, int) {
+func (t *tool) snippet(data []byte, c change, budget int) (string, int) {
 	startLine := lineOf(data, c.start)
 	cs := bytes.LastIndexByte(data[:c.start], '\n') + 1
 	back := 0
@@ -108,7 +115,10 @@ func (t *tool) snippet(data []byte, c change) (string, int) {
 	text = append(append(append(text, head...), c.text...), data[c.end:ce]...)
 
 	lastChanged := startLine + bytes.Count(bytes.TrimSuffix(c.text, nl), nl)
-	w := &numberer{buf: make([]byte, 0, min(len(text), t.maxOut)+256), budget: t.maxOut - t.noteReserve()}
+	if budget < minSnippet {
+		return fmt.Sprintf(" [no room for a snippet within the output limit; view_range [%d, %d] shows the edited lines]", startLine, lastChanged), lastChanged
+	}
+	w := &numberer{buf: make([]byte, 0, min(len(text), budget)+256), budget: budget}
 	first := startLine - back
 	stop := w.numberText(text, first)
 	var b strings.Builder

@@ -34,13 +34,18 @@ const Name = "str_replace_editor"
 // not set MaxOutputChars.
 const DefaultMaxOutputChars = 16000
 
+// MinMaxOutputChars is the smallest output bound the tool accepts; a lower
+// MaxOutputChars is raised to it, so the closing notes of a view (which
+// name the next range) always fit beside at least some lines.
+const MinMaxOutputChars = 1000
+
 // New returns the editor tool. It reads cfg.MaxOutputChars (default
-// [DefaultMaxOutputChars]) and cfg.Description (default
+// [DefaultMaxOutputChars], at least [MinMaxOutputChars]) and cfg.Description (default
 // [DefaultDescription]); the host is not used, since the editor starts no
 // processes and never spills output.
 func New(host tools.Host, cfg tools.Config) tools.Tool {
 	t := &tool{
-		maxOut:      tools.OrDefault(cfg.MaxOutputChars, DefaultMaxOutputChars),
+		maxOut:      max(tools.OrDefault(cfg.MaxOutputChars, DefaultMaxOutputChars), MinMaxOutputChars),
 		description: DefaultDescription,
 	}
 	if cfg.Description != "" {

@@ -127,3 +127,7 @@ func noDebris(t *testing.T, dir string) {
 		}
 	}
 }
+
+func toolsHost() tools.Host { return tools.Host{} }
+
+func toolsConfig(maxOut int) tools.Config { return tools.Config{MaxOutputChars: maxOut} }

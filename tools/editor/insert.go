@@ -19,7 +19,8 @@ func countLines(data []byte) int {
 // `after` (0 = before the first line). One trailing newline of text ends its
 // last line rather than adding a blank one. The text takes the file's line
 // ending. After a last line without a final newline the text is joined with
-// a line ending first, and the file still ends without one; a byte order
+// a line ending first, and the file still ends without one (unless the
+// inserted text ends with an empty line, which needs one); a byte order
 // mark stays in front.
 func planInsert(data []byte, after int, text string, path string) (change, error) {
 	total := countLines(data)
@@ -41,6 +42,11 @@ func planInsert(data []byte, after int, text string, path string) (change, error
 	case after == total && data[len(data)-1] != '\n':
 		off = len(data)
 		ins = concat(eol, body)
+		if len(body) == 0 || bytes.HasSuffix(body, eol) {
+			// An empty last line exists only with a line ending after it,
+			// so here the file gains a final newline.
+			ins = append(ins, eol...)
+		}
 	default:
 		off = lineStart(data, after)
 		ins = concat(body, eol)

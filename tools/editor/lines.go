@@ -143,12 +143,11 @@ func (w *numberer) numberText(text []byte, first int) int {
 func (w *numberer) notes() []string {
 	var out []string
 	if w.cutLine != 0 {
-		out = append(out, "[line "+strconv.Itoa(w.cutLine)+" is "+strconv.Itoa(w.cutLineLen)+
-			" characters long; only its first "+strconv.Itoa(w.cutShown)+
-			" are shown. Use bash to read the rest, for example cut -c or head -c]")
+		out = append(out, "[line "+strconv.Itoa(w.cutLine)+" has "+strconv.Itoa(w.cutLineLen)+
+			" characters; only the first "+strconv.Itoa(w.cutShown)+" are shown. Read the rest with bash, e.g. cut -c]")
 	}
 	if w.crlf {
-		out = append(out, `[this file ends lines with CRLF; the \r is not shown. Write old_str and new_str with plain newlines: edits keep the CRLF endings]`)
+		out = append(out, `[CRLF line endings are shown without the \r; write old_str and new_str with plain newlines, edits keep CRLF]`)
 	}
 	if w.badCount > 0 {
 		lines := ""
@@ -165,7 +164,7 @@ func (w *numberer) notes() []string {
 		if w.badCount > 1 {
 			word = "lines "
 		}
-		out = append(out, "[not valid UTF-8 on "+word+lines+": invalid bytes are shown as U+FFFD. This tool will not edit the file; use bash for that]")
+		out = append(out, "[invalid UTF-8 on "+word+lines+", shown as U+FFFD; this tool will not edit the file]")
 	}
 	return out
 }

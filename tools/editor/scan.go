@@ -28,7 +28,13 @@ type scanner struct {
 }
 
 func newScanner(rd io.Reader) *scanner {
-	return &scanner{rd: rd, buf: make([]byte, scanBufSize)}
+	return newScannerSize(rd, scanBufSize)
+}
+
+// newScannerSize uses a buffer of n bytes; tests use tiny buffers to
+// exercise lines longer than the buffer.
+func newScannerSize(rd io.Reader, n int) *scanner {
+	return &scanner{rd: rd, buf: make([]byte, n)}
 }
 
 // fill reads more data after moving unread bytes to the front. It reports

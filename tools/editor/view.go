@@ -10,8 +10,9 @@ import (
 )
 
 // noteReserve is the part of the output budget kept for the closing notes,
-// so that the notes never push a result over the limit.
-func (t *tool) noteReserve() int { return min(600, t.maxOut/4) }
+// so that the notes never push a result over the limit. All notes of one
+// view together stay below it (TestNotesFitReserve).
+const noteReserve = 700
 
 func (t *tool) view(ctx context.Context, path string, rng []int) (*tools.Result, error) {
 	fi, err := os.Stat(path)
@@ -45,7 +46,7 @@ func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int)
 	if rng != nil {
 		start, end = rng[0], rng[1]
 	}
-	budget := t.maxOut - t.noteReserve()
+	budget := t.maxOut - noteReserve
 	keep := 4*budget + 4 // a line longer than this cannot fit: a character is at most 4 bytes
 	w := &numberer{buf: make([]byte, 0, min(t.maxOut, 64<<10)+64), budget: budget}
 	s.skip(ctx, start-1)
@@ -100,17 +101,7 @@ func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int)
 	if start > total {
 		return nil, fmt.Errorf("view_range start %d is past the end of %s, which has %d lines", start, path, total)
 	}
-	var notes []string
-	if end > total {
-		notes = append(notes, fmt.Sprintf("[view_range end %d is past the last line; showing lines %d-%d of %d]", end, w.first, w.last, total))
-	}
-	switch {
-	case nextStart != 0:
-		notes = append(notes, fmt.Sprintf("[output limit reached: showing lines %d-%d of %d; view_range [%d, %d] shows the next part]", w.first, w.last, total, nextStart, nextEnd))
-	case rng != nil && end <= total:
-		notes = append(notes, fmt.Sprintf("[lines %d-%d of %d]", w.first, w.last, total))
-	}
-	notes = append(notes, w.notes()...)
+	notes := append(rangeNotes(rng != nil, end, w.first, w.last, total, nextStart, nextEnd), w.notes()...)
 	text := string(w.buf)
 	if len(notes) > 0 {
 		text += strings.Join(notes, "\n")
@@ -118,6 +109,23 @@ func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int)
 		text = strings.TrimSuffix(text, "\n")
 	}
 	return &tools.Result{Text: text, Structured: viewFacts(path, w.first, w.last, total, nextStart != 0 || w.cutLine != 0)}, nil
+}
+
+// rangeNotes says which lines were shown, when that is not simply the
+// whole file: a clamped end, the next range after a cut, or the range asked
+// for.
+func rangeNotes(ranged bool, end, first, last, total, nextStart, nextEnd int) []string {
+	var notes []string
+	if end > total {
+		notes = append(notes, fmt.Sprintf("[view_range end %d is past the last line; showing lines %d-%d of %d]", end, first, last, total))
+	}
+	switch {
+	case nextStart != 0:
+		notes = append(notes, fmt.Sprintf("[output limit reached: showing lines %d-%d of %d; view_range [%d, %d] shows the next part]", first, last, total, nextStart, nextEnd))
+	case ranged && end <= total:
+		notes = append(notes, fmt.Sprintf("[lines %d-%d of %d]", first, last, total))
+	}
+	return notes
 }
 
 // nextPage works out how far a view starting at line n would get with the

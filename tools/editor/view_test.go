@@ -169,7 +169,7 @@ func TestViewLongLine(t *testing.T) {
 	got := ok(t, tl, map[string]any{"command": "view", "path": p})
 	contains(t, got, "     1\tfirst\n", "view_range [2, 2] shows the next part")
 	got = ok(t, tl, map[string]any{"command": "view", "path": p, "view_range": []int{2, -1}})
-	contains(t, got, "     2\tabab", "[line 2 is 10000 characters long; only its first", "view_range [3, 3] shows the next part")
+	contains(t, got, "     2\tabab", "[line 2 has 10000 characters; only the first", "view_range [3, 3] shows the next part")
 	if n := utf8.RuneCountInString(got); n > 1000 {
 		t.Fatalf("output has %d characters, limit 1000", n)
 	}
@@ -177,7 +177,7 @@ func TestViewLongLine(t *testing.T) {
 	huge := strings.Repeat("z", scanBufSize*2+17)
 	p = writeFile(t, "huge.txt", huge+"\nafter\n")
 	got = ok(t, tl, map[string]any{"command": "view", "path": p})
-	contains(t, got, fmt.Sprintf("[line 1 is %d characters long", len(huge)), "view_range [2, 2]")
+	contains(t, got, fmt.Sprintf("[line 1 has %d characters", len(huge)), "view_range [2, 2]")
 	got = ok(t, tl, map[string]any{"command": "view", "path": p, "view_range": []int{2, -1}})
 	if got != "     2\tafter\n[lines 2-2 of 2]" {
 		t.Fatalf("view after a huge line = %q", got)
@@ -191,7 +191,7 @@ func TestViewCRLFAndBOM(t *testing.T) {
 	tl := newTool(t, 0)
 	p := writeFile(t, "w.txt", "\xEF\xBB\xBFfirst\r\nsecond\r\n")
 	got := ok(t, tl, map[string]any{"command": "view", "path": p})
-	if !strings.HasPrefix(got, "     1\tfirst\n     2\tsecond\n[this file ends lines with CRLF") {
+	if !strings.HasPrefix(got, "     1\tfirst\n     2\tsecond\n[CRLF line endings are shown without the \\r") {
 		t.Fatalf("view = %q", got)
 	}
 	lacks(t, got, "\r", "\uFEFF")
@@ -202,7 +202,7 @@ func TestViewInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	p := writeFile(t, "latin1.txt", "caf\xe9\nok\nna\xefve\n")
 	got := ok(t, newTool(t, 0), map[string]any{"command": "view", "path": p})
-	contains(t, got, "     1\tcaf\uFFFD\n", "     3\tna\uFFFDve\n", "[not valid UTF-8 on lines 1, 3")
+	contains(t, got, "     1\tcaf\uFFFD\n", "     3\tna\uFFFDve\n", "[invalid UTF-8 on lines 1, 3, shown as U+FFFD")
 	if !utf8.ValidString(got) {
 		t.Fatal("view output is not valid UTF-8")
 	}
@@ -237,4 +237,21 @@ func TestViewMissing(t *testing.T) {
 	contains(t, got, "does not exist", "its directory "+dir+" exists")
 	got = fails(t, newTool(t, 0), map[string]any{"command": "view", "path": dir + "/a/b/nope.txt"})
 	contains(t, got, "the nearest existing directory is "+dir)
+}
+
+// Every note a view can carry, with the largest numbers, fits in the
+// reserve kept for notes; otherwise a view could overrun its limit.
+func TestNotesFitReserve(t *testing.T) {
+	t.Parallel()
+	const big = 1<<31 - 1
+	w := &numberer{crlf: true, badLines: []int{big, big, big, big, big}, badCount: big, cutLine: big, cutLineLen: big, cutShown: big}
+	notes := append(rangeNotes(true, big, big, big, big-1, big, big), w.notes()...)
+	n := 0
+	for _, s := range notes {
+		n += utf8.RuneCountInString(s) + 1
+	}
+	if n >= noteReserve {
+		t.Fatalf("notes take %d characters, reserve is %d:\n%s", n, noteReserve, strings.Join(notes, "\n"))
+	}
+	t.Logf("worst-case notes: %d characters", n)
 }
