@@ -106,8 +106,9 @@ type Status struct {
 }
 
 // ParseStatus reads the status markers at the end of a bash result text. It
-// is the inverse of how results are written: each marker is one line, in any
-// order, each kind at most once. Text the command printed that happens to end
-// in marker-shaped lines is indistinguishable from real markers, so prefer
-// Result.Structured when it is available.
+// is the inverse of how results are written: one marker per line, in the
+// order shown in the package doc, with at most one of exit code and signal.
+// Output that ends in marker-shaped lines which could precede the real
+// markers is indistinguishable from them, so prefer Result.Structured when
+// it is available.
 func ParseStatus(text string) Status { return parseStatus(text) }

@@ -202,8 +202,8 @@ func saveSpill(dir string, stdout, stderr *capture) (string, error) {
 		out.cut = false
 	}
 	if stderr.total > 0 {
-		out.n = 0 // stderr gets its own allowance
 		out.note("[stderr]")
+		out.n = 0 // stderr gets its own allowance
 		if stderr.spill == nil {
 			out.write(stderr.tail.bytes())
 		} else if err := copySpill(out, stderr.spill); err != nil {

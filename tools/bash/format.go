@@ -17,6 +17,7 @@ const (
 	markTruncated  = "[output truncated; full output: %s]"
 	markUnsaved    = "[output truncated; the full output could not be saved: %s]"
 	markOmitted    = "[... %d earlier characters omitted ...]"
+	markOmittedOne = "[... 1 earlier character omitted ...]"
 	prefixTimedOut = "[timed out after "
 	prefixSignal   = "[killed by signal: "
 	prefixExit     = "[exit code: "
@@ -53,7 +54,10 @@ func formatRun(o runOutput, st Status, spillErr error) string {
 }
 
 func section(b *strings.Builder, p []byte, omitted int64) {
-	if omitted > 0 {
+	switch {
+	case omitted == 1:
+		b.WriteString(markOmittedOne + "\n")
+	case omitted > 1:
 		fmt.Fprintf(b, markOmitted+"\n", omitted)
 	}
 	b.Write(p)
@@ -98,23 +102,44 @@ func parseStatus(text string) Status {
 	if text == markNoOutput {
 		return st
 	}
-	var seen [5]bool // cancelled, timed out, signal, exit, truncated
+	// Markers are written in a fixed order, so reading up from the end each
+	// must be of an earlier kind than the one below it. Output that ends in
+	// marker-shaped lines is then misread only when those lines could have
+	// been written before the real markers.
+	below := kindEnd
 	rest := text
 	for rest != "" {
 		i := strings.LastIndexByte(rest, '\n')
-		kind, ok := st.parseMarker(rest[i+1:])
-		if !ok || seen[kind] {
+		next := st
+		kind, ok := next.parseMarker(rest[i+1:])
+		if !ok || kind >= below {
 			break
 		}
-		seen[kind] = true
-		rest = rest[:i+1]
+		below, st = kind, next
+		if i < 0 {
+			rest = ""
+			break
+		}
+		rest = rest[:i]
 	}
 	st.Body = rest
+	if rest != text && rest != "" {
+		st.Body += "\n" // the line end before the first marker
+	}
 	if st.Signal != "" {
 		st.ExitCode = -1
 	}
 	return st
 }
+
+// Marker kinds, in the order they are written.
+const (
+	kindCancelled = iota
+	kindTimedOut
+	kindExit // exit code or signal: one or the other
+	kindTruncated
+	kindEnd
+)
 
 // parseMarker applies one marker line to st and says which kind it was.
 func (st *Status) parseMarker(line string) (int, bool) {
@@ -123,7 +148,7 @@ func (st *Status) parseMarker(line string) (int, bool) {
 		return 0, false
 	case line == markCancelled:
 		st.Cancelled = true
-		return 0, true
+		return kindCancelled, true
 	case strings.HasPrefix(line, prefixTimedOut):
 		ms, ok := cut(line, prefixTimedOut, "ms]")
 		n, err := strconv.Atoi(ms)
@@ -131,14 +156,14 @@ func (st *Status) parseMarker(line string) (int, bool) {
 			return 0, false
 		}
 		st.TimedOut, st.TimeoutMs = true, n
-		return 1, true
+		return kindTimedOut, true
 	case strings.HasPrefix(line, prefixSignal):
 		name, _ := cut(line, prefixSignal, "]")
 		if name == "" || strings.ContainsAny(name, "[]") {
 			return 0, false
 		}
 		st.Signal = name
-		return 2, true
+		return kindExit, true
 	case strings.HasPrefix(line, prefixExit):
 		code, _ := cut(line, prefixExit, "]")
 		n, err := strconv.Atoi(code)
@@ -146,14 +171,14 @@ func (st *Status) parseMarker(line string) (int, bool) {
 			return 0, false
 		}
 		st.ExitCode = n
-		return 3, true
+		return kindExit, true
 	case strings.HasPrefix(line, prefixSpill):
 		st.Truncated = true
 		st.SpillPath, _ = cut(line, prefixSpill, "]")
-		return 4, true
+		return kindTruncated, true
 	case strings.HasPrefix(line, prefixUnsaved):
 		st.Truncated = true
-		return 4, true
+		return kindTruncated, true
 	}
 	return 0, false
 }

@@ -18,11 +18,11 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 	if ctx.Err() != nil {
 		return &tools.Result{Text: "[cancelled]", IsError: true, Structured: map[string]any{"cancelled": true}}, nil
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := pipe()
 	if err != nil {
 		return nil, fmt.Errorf("bash: create stdout pipe: %w", err)
 	}
-	errR, errW, err := os.Pipe()
+	errR, errW, err := pipe()
 	if err != nil {
 		closeFiles(outR, outW)
 		return nil, fmt.Errorf("bash: create stderr pipe: %w", err)

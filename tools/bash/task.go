@@ -45,7 +45,7 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 	e.running++ // reserve the slot before starting, so the limit holds under races
 	e.mu.Unlock()
 
-	r, w, err := os.Pipe()
+	r, w, err := pipe()
 	if err != nil {
 		e.taskDone()
 		return nil, fmt.Errorf("bash: create output pipe: %w", err)
