@@ -1,0 +1,80 @@
+"""shellport: bash and str_replace_editor for Python agent harnesses.
+
+One Go runtime serves the tools, loaded into this process as a shared library
+or run as a child process (locally, or inside a sandbox through ``docker exec
+-i``)::
+
+    import shellport
+
+    with shellport.Runtime() as rt:
+        tools = rt.tools(format="anthropic")      # hand these to the model
+        with rt.session(cwd="/abs/workspace") as s:
+            r = s.call("bash", {"command": "pytest -q", "description": "Run the tests"})
+            print(r.text, r.meta.get("exitCode"))
+
+Environment variables (all ignored with ``Runtime(trust_env=False)``):
+``SHELLPORT_LIBRARY_PATH``, ``SHELLPORT_BINARY_PATH``, ``SHELLPORT_TRANSPORT``
+(``library`` | ``process``) and ``SHELLPORT_DEBUG=wire``.
+"""
+
+from ._exceptions import (
+    BinaryNotFound,
+    Cancelled,
+    ConfigError,
+    InternalError,
+    InvalidParams,
+    LibraryNotFound,
+    MessageTooLarge,
+    MethodNotFound,
+    ProcessExited,
+    ProtocolError,
+    RPCError,
+    SessionNotFound,
+    ShellportError,
+    ShutDown,
+    TransportClosed,
+    TransportError,
+    UnknownTool,
+    VersionMismatch,
+)
+from ._models import ToolResult
+from ._runtime import Runtime
+from ._session import Session
+from ._transports import BaseTransport, CDLLTransport, MockTransport, StdioTransport
+from ._version import __version__
+
+__all__ = [
+    "__version__",
+    "BaseTransport",
+    "BinaryNotFound",
+    "Cancelled",
+    "CDLLTransport",
+    "ConfigError",
+    "InternalError",
+    "InvalidParams",
+    "LibraryNotFound",
+    "MessageTooLarge",
+    "MethodNotFound",
+    "MockTransport",
+    "ProcessExited",
+    "ProtocolError",
+    "RPCError",
+    "Runtime",
+    "Session",
+    "SessionNotFound",
+    "ShellportError",
+    "ShutDown",
+    "StdioTransport",
+    "ToolResult",
+    "TransportClosed",
+    "TransportError",
+    "UnknownTool",
+    "VersionMismatch",
+]
+
+# Present every public class as shellport.X rather than shellport._private.X.
+for _name in __all__:
+    _obj = globals()[_name]
+    if isinstance(_obj, type):
+        _obj.__module__ = "shellport"
+del _name, _obj

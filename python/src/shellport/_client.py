@@ -1,0 +1,370 @@
+"""The client end of one connection: ids, pending calls, the reader thread, notices.
+
+Any thread may start a request; one daemon reader thread per connection takes
+messages off the transport and resolves the ``concurrent.futures.Future`` of
+the request each reply answers. ``Session.call`` waits on that future (in
+short slices, so Ctrl-C gets through) and ``Session.acall`` awaits it through
+``asyncio.wrap_future``. If the transport dies, every pending future fails
+with the transport's exception and so does every later request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import itertools
+import json
+import os
+import sys
+import threading
+import weakref
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._exceptions import (
+    MessageTooLarge,
+    ProcessExited,
+    ProtocolError,
+    ShellportError,
+    TransportClosed,
+    TransportError,
+    _rpc_error,
+)
+from ._transports.base import BaseTransport, encode
+
+RECEIVE_SLICE = 0.2  # seconds one receive may block; bounds shutdown latency
+WAIT_SLICE = 0.25
+EXIT_REPORT_WAIT = 5.0  # seconds a failed sender waits for the reader's exit report  # seconds one wait on a future may block before signals run
+_WIRE_CLIP = 64 << 10
+
+Result = dict[str, Any]
+
+
+@dataclass
+class _Pending:
+    future: concurrent.futures.Future[Result]
+    method: str
+    size: int
+
+
+class Connection:
+    """A JSON-RPC client over one transport."""
+
+    def __init__(self, transport: BaseTransport, *, debug_wire: bool = False) -> None:
+        self.transport = transport
+        self._debug_wire = debug_wire
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._notices: dict[str, deque[str]] = {}
+        self._dead: TransportError | None = None
+        self._stopping = False
+        self.forked = False
+        self._reader = threading.Thread(
+            target=self._read_loop, name="shellport-reader", daemon=True
+        )
+        _live.add(self)
+        self._reader.start()
+
+    # --- usability -----------------------------------------------------------------
+
+    def check(self) -> None:
+        """Raise if this connection can no longer carry requests.
+
+        It must not take a lock first: after fork() a lock may be held by a
+        thread that does not exist in the child.
+        """
+        if self.forked or os.getpid() != self._pid:
+            if self.transport.name == "library":
+                why = "the Go runtime inside the shared library does not survive fork()"
+            else:
+                why = "its reader thread did not survive fork(), and its pipes are the parent's"
+            raise TransportClosed(
+                f"this shellport Runtime was opened in process {self._pid} and cannot be "
+                f"used in its forked child {os.getpid()}: {why}. Create a new Runtime in the "
+                "child; transport 'auto' picks one that works there."
+            )
+        dead = self._dead
+        if dead is not None:
+            raise _copy(dead)
+
+    def pending_count(self) -> int:
+        """How many requests still wait for a reply."""
+        with self._lock:
+            return len(self._pending)
+
+    # --- requests ------------------------------------------------------------------
+
+    def start(
+        self, method: str, params: Mapping[str, Any]
+    ) -> tuple[int, concurrent.futures.Future[Result]]:
+        """Send a request and return its id and the future of its result."""
+        self.check()
+        request_id = next(self._ids)
+        data = encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        future: concurrent.futures.Future[Result] = concurrent.futures.Future()
+        with self._lock:
+            if self._dead is not None:
+                raise _copy(self._dead)
+            self._pending[request_id] = _Pending(future, method, len(data))
+        try:
+            self._send(data)
+        except BaseException as exc:
+            with self._lock:
+                self._pending.pop(request_id, None)
+            if isinstance(exc, ProcessExited):
+                # The reader sees the same end and tells the whole story
+                # (with the stderr tail); give it a moment to.
+                self._reader.join(EXIT_REPORT_WAIT)
+                if self._dead is not None:
+                    raise _copy(self._dead) from exc
+            raise
+        return request_id, future
+
+    def notify(self, method: str, params: Mapping[str, Any]) -> None:
+        """Send a notification (no reply comes back)."""
+        self.check()
+        self._send(encode({"jsonrpc": "2.0", "method": method, "params": params}))
+
+    def cancel(self, request_id: int) -> None:
+        """Ask the runtime to cancel a request; best effort, never raises."""
+        with contextlib.suppress(ShellportError):  # the runtime is gone; so is the request
+            self.notify("$/cancelRequest", {"id": request_id})
+
+    def wait(
+        self,
+        request_id: int,
+        future: concurrent.futures.Future[Result],
+        timeout: float | None = None,
+    ) -> Result:
+        """Block until the reply; Ctrl-C cancels the request and re-raises."""
+        remaining = timeout
+        try:
+            while True:
+                step = WAIT_SLICE if remaining is None else min(WAIT_SLICE, remaining)
+                try:
+                    return future.result(step)
+                except concurrent.futures.TimeoutError:
+                    self.check()
+                    if remaining is not None:
+                        remaining -= step
+                        if remaining <= 0:
+                            raise TransportError(
+                                f"no reply to request {request_id} within {timeout:g} s"
+                            ) from None
+        except (KeyboardInterrupt, TransportError):
+            self.cancel(request_id)
+            raise
+
+    async def await_(self, request_id: int, future: concurrent.futures.Future[Result]) -> Result:
+        """Await the reply; cancelling the awaiting task cancels the request."""
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            self.cancel(request_id)
+            raise
+
+    def call(self, method: str, params: Mapping[str, Any], timeout: float | None = None) -> Result:
+        """Send a request and wait for its result."""
+        return self.wait(*self.start(method, params), timeout=timeout)
+
+    async def acall(self, method: str, params: Mapping[str, Any]) -> Result:
+        """Send a request and await its result."""
+        return await self.await_(*self.start(method, params))
+
+    # --- notices -------------------------------------------------------------------
+
+    def watch_session(self, session_id: str) -> None:
+        with self._lock:
+            self._notices.setdefault(session_id, deque())
+
+    def forget_session(self, session_id: str) -> None:
+        with self._lock:
+            self._notices.pop(session_id, None)
+
+    def drain_notices(self, session_id: str) -> list[str]:
+        with self._lock:
+            queued = self._notices.get(session_id)
+            if not queued:
+                return []
+            out = list(queued)
+            queued.clear()
+            return out
+
+    # --- the wire ------------------------------------------------------------------
+
+    def _send(self, data: bytes) -> None:
+        if self._debug_wire:
+            _wire("->", data)
+        self.transport.send(data)
+
+    def _read_loop(self) -> None:
+        while not self._stopping:
+            try:
+                data = self.transport.receive(RECEIVE_SLICE)
+            except TransportError as exc:
+                self._die(TransportClosed("the Runtime was closed") if self._stopping else exc)
+                return
+            except Exception as exc:  # the reader must never die silently
+                self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
+                return
+            if data is None:
+                continue
+            if self._debug_wire:
+                _wire("<-", data)
+            try:
+                self._dispatch(data)
+            except ProtocolError as exc:
+                self._die(exc)
+                return
+
+    def _dispatch(self, data: bytes) -> None:
+        try:
+            message = json.loads(data)
+        except ValueError as exc:
+            raise ProtocolError(
+                f"the runtime sent a line that is not JSON ({exc}): {_clip(data)}"
+            ) from exc
+        if not isinstance(message, dict):
+            raise ProtocolError(f"the runtime sent JSON that is not an object: {_clip(data)}")
+        if "method" in message:
+            self._on_notification(message)
+            return
+        if "result" not in message and "error" not in message:
+            raise ProtocolError(
+                f"the runtime sent a message with no result or error: {_clip(data)}"
+            )
+        pending = self._claim(message)
+        if pending is None:
+            return  # an answer nobody waits for any more (cancelled, timed out)
+        error = message.get("error")
+        if error is not None:
+            if not isinstance(error, dict):
+                error = {"code": -32603, "message": f"malformed error object: {error!r}"}
+            _settle(pending.future, exception=_rpc_error(error))
+            return
+        result = message.get("result")
+        if not isinstance(result, dict):
+            bad = ProtocolError(f"the result of {pending.method} is not an object: {_clip(data)}")
+            _settle(pending.future, exception=bad)
+            return
+        _settle(pending.future, result=result)
+
+    def _claim(self, message: dict[str, Any]) -> _Pending | None:
+        request_id = message.get("id")
+        with self._lock:
+            if isinstance(request_id, int) and not isinstance(request_id, bool):
+                return self._pending.pop(request_id, None)
+            error = message.get("error")
+            too_large = isinstance(error, dict) and error.get("code") == MessageTooLarge.code
+            if request_id is None and too_large and self._pending:
+                # The runtime could not read the id of a message it refused
+                # for its size; the largest one waiting is that message.
+                key = max(self._pending, key=lambda k: (self._pending[k].size, -k))
+                return self._pending.pop(key)
+        return None
+
+    def _on_notification(self, message: dict[str, Any]) -> None:
+        if message.get("method") != "session/notice":
+            return  # tools/output and future notifications: not surfaced yet
+        params = message.get("params")
+        if not isinstance(params, dict):
+            return
+        session, text = params.get("session"), params.get("text")
+        if isinstance(session, str) and isinstance(text, str):
+            with self._lock:
+                queued = self._notices.get(session)
+                if queued is not None:
+                    queued.append(text)
+
+    def _die(self, exc: TransportError) -> None:
+        with self._lock:
+            if self._dead is None:
+                self._dead = exc
+            pending, self._pending = self._pending, {}
+        for p in pending.values():
+            _settle(p.future, exception=_copy(exc))
+
+    # --- closing -------------------------------------------------------------------
+
+    def close(self, shutdown_timeout: float = 5.0) -> None:
+        """Shut the runtime down politely, close the transport, stop the reader."""
+        _live.discard(self)
+        if self.forked or os.getpid() != self._pid:
+            self.transport.close()  # transports never touch a parent's runtime
+            return
+        if self._dead is None:
+            try:
+                self.call("shutdown", {}, timeout=shutdown_timeout)
+                self.notify("exit", {})
+            except ShellportError:
+                pass  # dead or slow: closing the transport ends it anyway
+        self._stopping = True
+        try:
+            self.transport.close()
+        finally:
+            self._reader.join(RECEIVE_SLICE * 10)
+            self._die(TransportClosed("the Runtime was closed"))
+
+
+def _settle(
+    future: concurrent.futures.Future[Result],
+    *,
+    result: Result | None = None,
+    exception: BaseException | None = None,
+) -> None:
+    try:
+        if exception is not None:
+            future.set_exception(exception)
+        else:
+            future.set_result(result if result is not None else {})
+    except concurrent.futures.InvalidStateError:
+        pass  # the waiter gave up (asyncio cancelled it)
+
+
+def _copy(exc: TransportError) -> TransportError:
+    """A fresh instance to raise, so tracebacks do not pile up on one object."""
+    if isinstance(exc, ProcessExited):
+        return ProcessExited(str(exc), returncode=exc.returncode, stderr=exc.stderr)
+    return type(exc)(str(exc))
+
+
+def _clip(data: bytes) -> str:
+    text = data[:200].decode("utf-8", "replace")
+    return text + ("…" if len(data) > 200 else "")
+
+
+def _wire(direction: str, data: bytes) -> None:
+    text = data[:_WIRE_CLIP].decode("utf-8", "replace")
+    if len(data) > _WIRE_CLIP:
+        text += f"… ({len(data)} bytes)"
+    sys.stderr.write(f"shellport wire {direction} {text}\n")
+    sys.stderr.flush()
+
+
+# Live connections, so a fork can mark them and exit can close them.
+_live: weakref.WeakSet[Connection] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for conn in list(_live):
+        conn.forked = True
+    _live.clear()
+
+
+def close_all() -> None:
+    """Close every live connection (at interpreter exit)."""
+    for conn in list(_live):
+        with contextlib.suppress(Exception):  # exiting anyway
+            conn.close(shutdown_timeout=2.0)
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+# A library-backed runtime dies with this process, and so would not kill the
+# processes its tools started; closing it first does.
+atexit.register(close_all)

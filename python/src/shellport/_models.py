@@ -1,0 +1,76 @@
+"""ToolResult, and the one request builder and result parser call and acall share."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._exceptions import ProtocolError
+
+__all__ = ["ToolResult"]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The result of one tool call, as the runtime returned it.
+
+    ``text`` is exactly what the model should read. ``is_error`` marks
+    invalid arguments and infrastructure failures only; a command that exits
+    non-zero is a normal result whose text and ``meta`` say so. ``meta`` is the
+    structured facts (MCP ``structuredContent``: exitCode, timedOut, …; ``{}``
+    when the tool gave none), ``presentation`` the ACP tool-call data for a UI,
+    ``content`` the raw MCP content list and ``raw`` the whole result object.
+    """
+
+    text: str
+    is_error: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+    presentation: dict[str, Any] = field(default_factory=dict)
+    content: list[dict[str, Any]] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+def call_params(
+    session: str, name: str, arguments: Mapping[str, Any] | None, call_id: str | None = None
+) -> dict[str, Any]:
+    """The params of one tools/call request."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"the tool name must be a non-empty str, not {name!r}")
+    params: dict[str, Any] = {
+        "session": session,
+        "name": name,
+        # Anything but a mapping goes through as given: the runtime says
+        # what is wrong with it in its own words, the same on every transport.
+        "arguments": dict(arguments) if isinstance(arguments, Mapping) else arguments,
+    }
+    if arguments is None:
+        params["arguments"] = {}
+    if call_id is not None:
+        params["callId"] = call_id
+    return params
+
+
+def parse_tool_result(result: Mapping[str, Any]) -> ToolResult:
+    """Turn a tools/call result object into a ToolResult."""
+    content = result.get("content")
+    if not isinstance(content, list):
+        raise ProtocolError(f"a tools/call result has no content list: {dict(result)!r:.200}")
+    texts = [
+        part["text"]
+        for part in content
+        if isinstance(part, dict)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
+    ]
+    structured = result.get("structuredContent")
+    meta = result.get("_meta")
+    presentation = meta.get("presentation") if isinstance(meta, dict) else None
+    return ToolResult(
+        text="\n".join(texts),
+        is_error=result.get("isError") is True,
+        meta=dict(structured) if isinstance(structured, dict) else {},
+        presentation=dict(presentation) if isinstance(presentation, dict) else {},
+        content=list(content),
+        raw=dict(result),
+    )

@@ -1,0 +1,187 @@
+"""Where the native files are, and every environment variable shellport reads.
+
+Lookup order for each native file: the explicit argument, then the
+environment variable, then the file in the package's ``_native/`` directory.
+``Runtime(trust_env=False)`` ignores every variable below.
+
+``SHELLPORT_LIBRARY_PATH``
+    Path of the shared library (``libshellport.so`` / ``libshellport.dylib``).
+``SHELLPORT_BINARY_PATH``
+    Path of the ``shellport`` executable for the process transport.
+``SHELLPORT_TRANSPORT``
+    ``library`` or ``process``: what ``transport="auto"`` picks.
+``SHELLPORT_DEBUG``
+    ``wire`` copies every protocol frame, both ways, to standard error.
+
+An override that points at nothing raises, naming the variable and the path.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._exceptions import BinaryNotFound, LibraryNotFound, ShellportError
+
+ENV_LIBRARY = "SHELLPORT_LIBRARY_PATH"
+ENV_BINARY = "SHELLPORT_BINARY_PATH"
+ENV_TRANSPORT = "SHELLPORT_TRANSPORT"
+ENV_DEBUG = "SHELLPORT_DEBUG"
+
+TRANSPORTS = ("library", "process")
+DEBUG_VALUES = ("wire",)
+
+NATIVE_DIR = Path(__file__).resolve().parent / "_native"
+BINARY_NAME = "shellport"
+
+_USUAL_CAUSES = (
+    "The usual causes: the package was installed from a source checkout whose native "
+    "files were never built (run `make build` in the repository), or a virtualenv or "
+    "site-packages directory was copied between machines of different platforms (for "
+    "example from macOS into a Linux container); reinstall shellport on this machine."
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the environment asks for, read once per Runtime."""
+
+    library_path: str | None = None
+    binary_path: str | None = None
+    transport: str | None = None
+    debug_wire: bool = False
+
+
+@dataclass(frozen=True)
+class Located:
+    """A native file and whether it is the package's own (version-checked)."""
+
+    path: str
+    bundled: bool
+
+
+def read_settings(trust_env: bool, environ: Mapping[str, str] | None = None) -> Settings:
+    """Read the SHELLPORT_* variables, or none of them when trust_env is false."""
+    if not trust_env:
+        return Settings()
+    env = os.environ if environ is None else environ
+    transport = env.get(ENV_TRANSPORT) or None
+    if transport is not None and transport not in TRANSPORTS:
+        raise ShellportError(
+            f"{ENV_TRANSPORT}={transport!r} is not a transport shellport knows; "
+            f"set it to one of {', '.join(TRANSPORTS)}, or unset it."
+        )
+    debug = {word.strip() for word in env.get(ENV_DEBUG, "").split(",") if word.strip()}
+    unknown = sorted(debug - set(DEBUG_VALUES))
+    if unknown:
+        raise ShellportError(
+            f"{ENV_DEBUG}={env.get(ENV_DEBUG)!r} names {', '.join(map(repr, unknown))}, "
+            f"which shellport does not know; the valid value is {', '.join(DEBUG_VALUES)}."
+        )
+    return Settings(
+        library_path=env.get(ENV_LIBRARY) or None,
+        binary_path=env.get(ENV_BINARY) or None,
+        transport=transport,
+        debug_wire="wire" in debug,
+    )
+
+
+def platform_tag() -> str:
+    """Name this platform the way the wheel tags do, for error messages."""
+    machine = platform.machine().lower() or "unknown"
+    if sys.platform == "darwin":
+        return f"macosx-{machine}"
+    if sys.platform.startswith("linux"):
+        libc = "manylinux" if libc_is_glibc() else "musllinux"
+        return f"{libc}-{machine}"
+    return f"{sys.platform}-{machine}"
+
+
+_glibc: bool | None = None
+
+
+def libc_is_glibc() -> bool:
+    """Report whether this Linux process runs on glibc (cached; False elsewhere)."""
+    global _glibc
+    if _glibc is None:
+        _glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    return _glibc
+
+
+def library_filename() -> str:
+    """The shared library's file name on this platform."""
+    return "libshellport.dylib" if sys.platform == "darwin" else "libshellport.so"
+
+
+def library_supported() -> str | None:
+    """Return why the library transport cannot work on this platform, or None."""
+    if sys.platform == "darwin":
+        return None
+    if sys.platform.startswith("linux"):
+        if libc_is_glibc():
+            return None
+        return (
+            "this Linux is not glibc-based (musl?), and a Go shared library cannot be "
+            "loaded there (golang/go#54805)"
+        )
+    return f"shellport ships no shared library for {platform_tag()}"
+
+
+def find_library(explicit: str | os.PathLike[str] | None, settings: Settings) -> Located:
+    """Locate the shared library, or raise LibraryNotFound saying why."""
+    return _find(explicit, settings.library_path, ENV_LIBRARY, library_filename(), LibraryNotFound)
+
+
+def find_binary(explicit: str | os.PathLike[str] | None, settings: Settings) -> Located:
+    """Locate the runtime executable, or raise BinaryNotFound saying why."""
+    found = _find(explicit, settings.binary_path, ENV_BINARY, BINARY_NAME, BinaryNotFound)
+    _ensure_executable(found.path)
+    return found
+
+
+def _find(
+    explicit: str | os.PathLike[str] | None,
+    from_env: str | None,
+    variable: str,
+    filename: str,
+    error: type[LibraryNotFound] | type[BinaryNotFound],
+) -> Located:
+    if explicit is not None:
+        path = os.fspath(explicit)
+        if not os.path.isfile(path):
+            raise error(f"{filename} was given as {path!r}, but no file is there.")
+        return Located(os.path.abspath(path), bundled=False)
+    if from_env is not None:
+        if not os.path.isfile(from_env):
+            raise error(
+                f"{variable} is set to {from_env!r}, but no file is there; "
+                f"point it at a built {filename}, or unset it to use the bundled one."
+            )
+        return Located(os.path.abspath(from_env), bundled=False)
+    bundled = NATIVE_DIR / filename
+    if not bundled.is_file():
+        raise error(
+            f"the bundled {filename} is missing: expected {str(bundled)!r}, built for "
+            f"{platform_tag()}. {_USUAL_CAUSES} To use a file elsewhere, set {variable}."
+        )
+    return Located(str(bundled), bundled=True)
+
+
+def _ensure_executable(path: str) -> None:
+    """Restore the execute bit once if an unpacker dropped it."""
+    if os.access(path, os.X_OK):
+        return
+    try:
+        mode = os.stat(path).st_mode
+        os.chmod(path, mode | 0o111)
+    except OSError as exc:
+        raise BinaryNotFound(f"{path!r} is not executable and cannot be made so: {exc}") from exc
+
+
+def foreign_file_hint(path: str) -> str:
+    """The sentence added when a native file exists but will not load or run."""
+    return f"{path!r} is probably built for another platform than {platform_tag()}. {_USUAL_CAUSES}"

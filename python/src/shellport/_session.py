@@ -1,0 +1,119 @@
+"""Session: one isolated workspace (cwd, environment) in a Runtime."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from ._exceptions import ShellportError
+from ._models import ToolResult, call_params, parse_tool_result
+
+if TYPE_CHECKING:
+    from ._client import Connection
+    from ._runtime import Runtime
+
+__all__ = ["Session"]
+
+
+class Session:
+    """A workspace with its own cwd and environment; tools run inside it.
+
+    Make one with ``Runtime.session()``. ``call`` and ``acall`` are safe to use
+    from many threads and tasks at once; tools that need order (persistent
+    bash) run their calls one at a time in arrival order.
+    """
+
+    def __init__(self, runtime: Runtime, session_id: str, cwd: str) -> None:
+        self._runtime = runtime
+        self._id = session_id
+        self._cwd = cwd
+        self._closed = False
+
+    @property
+    def id(self) -> str:
+        """The session id (chosen by the caller, or made by the runtime)."""
+        return self._id
+
+    @property
+    def cwd(self) -> str:
+        """The absolute working directory the session started in."""
+        return self._cwd
+
+    @property
+    def runtime(self) -> Runtime:
+        """The Runtime this session belongs to."""
+        return self._runtime
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Call a tool and block until it answers.
+
+        A Ctrl-C while waiting cancels the call in the runtime and re-raises
+        KeyboardInterrupt. A tool that fails returns a ToolResult; exceptions
+        are for protocol errors and a lost runtime.
+        """
+        return parse_tool_result(
+            self._connection().call("tools/call", self._params(name, arguments))
+        )
+
+    async def acall(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Call a tool from asyncio; cancelling the awaiting task cancels the call."""
+        return parse_tool_result(
+            await self._connection().acall("tools/call", self._params(name, arguments))
+        )
+
+    def notices(self) -> list[str]:
+        """Return and forget the notices queued for this session (background tasks done)."""
+        return self._runtime._notices(self._id)
+
+    def close(self) -> None:
+        """End the session: the runtime kills everything it started. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self._runtime._close_session(self._id)
+
+    async def aclose(self) -> None:
+        """close() for asyncio, without blocking the event loop."""
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
+
+    def _params(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        return call_params(self._id, name, arguments)
+
+    def _connection(self) -> Connection:
+        return self._runtime._connection()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            self.close()
+        except ShellportError:
+            if exc is None:
+                raise
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            await self.aclose()
+        except ShellportError:
+            if exc is None:
+                raise
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"<Session {self._id!r} cwd={self._cwd!r} {state}>"

@@ -1,0 +1,177 @@
+"""The library transport: the Go runtime loaded into this process with ctypes.
+
+The shared library is loaded once per process and never unloaded (a process
+can hold one Go runtime, and Go libraries cannot be unloaded). ctypes.CDLL
+releases the GIL during every foreign call, and no call blocks for long:
+``receive`` waits at most its timeout, so the reader thread stays responsive.
+
+After ``os.fork()`` the child has only the forking thread, so the Go runtime
+inside the inherited library is dead there and any call into it could hang
+forever. The fork hook below marks the library and every transport as
+inherited; they then raise TransportClosed without touching the library.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+
+from .._exceptions import LibraryNotFound, ProtocolError, TransportClosed, TransportError
+from .._native import foreign_file_hint
+from .base import BaseTransport, Message, encode
+
+FORK_MESSAGE = (
+    "this shellport Runtime was opened in process {parent} and cannot be used in its "
+    "forked child {child}: the Go runtime inside the shared library does not survive "
+    "fork(). Create a new Runtime in the child (transport 'auto' or 'process' starts "
+    "the executable there), or start children with multiprocessing's 'spawn' or "
+    "'forkserver' method."
+)
+
+
+class _Library:
+    """The loaded library with its C signatures declared."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as exc:
+            raise LibraryNotFound(
+                f"cannot load the shellport library {path!r}: {exc}. {foreign_file_hint(path)}"
+            ) from exc
+        try:
+            self.open = lib.shellport_open
+            self.send = lib.shellport_send
+            self.recv = lib.shellport_recv
+            self.close = lib.shellport_close
+            self.free = lib.shellport_free
+            self._version = lib.shellport_version
+        except AttributeError as exc:
+            raise LibraryNotFound(
+                f"{path!r} loaded, but it is not a shellport library: {exc}"
+            ) from exc
+        self.open.argtypes, self.open.restype = [ctypes.c_char_p], ctypes.c_longlong
+        self.send.argtypes, self.send.restype = [ctypes.c_longlong, ctypes.c_char_p], ctypes.c_int
+        self.recv.argtypes, self.recv.restype = [ctypes.c_longlong, ctypes.c_int], ctypes.c_void_p
+        self.close.argtypes, self.close.restype = [ctypes.c_longlong], ctypes.c_int
+        self.free.argtypes, self.free.restype = [ctypes.c_void_p], None
+        self._version.argtypes, self._version.restype = [], ctypes.c_void_p
+
+    def take(self, pointer: int | None) -> bytes | None:
+        """Copy a string the library returned and free it."""
+        if not pointer:
+            return None
+        try:
+            return ctypes.string_at(pointer)
+        finally:
+            self.free(pointer)
+
+    def version(self) -> str:
+        data = self.take(self._version())
+        return "" if data is None else data.decode("utf-8", "replace")
+
+
+_load_lock = threading.Lock()
+_library: _Library | None = None
+_loaded_in_pid: int | None = None
+
+
+def _after_fork_in_child() -> None:
+    global _load_lock
+    # The lock may have been held by another thread at fork time; that
+    # thread does not exist here, so it would never be released.
+    _load_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def inherited_reason() -> str | None:
+    """Return why the library cannot be used in this process, or None.
+
+    It cannot once it was loaded by a parent that then forked this process.
+    """
+    if _library is not None and _loaded_in_pid != os.getpid():
+        return (
+            f"the shellport library was loaded in process {_loaded_in_pid} before it "
+            f"forked this process ({os.getpid()}), and its Go runtime does not survive "
+            "fork(); use transport='process' here"
+        )
+    return None
+
+
+def load_library(path: str) -> _Library:
+    """Load the library once per process; a second, different path is refused."""
+    global _library, _loaded_in_pid
+    with _load_lock:
+        reason = inherited_reason()
+        if reason is not None:
+            raise TransportClosed(reason[0].upper() + reason[1:] + ".")
+        real = os.path.realpath(path)
+        if _library is None:
+            _library = _Library(real)
+            _loaded_in_pid = os.getpid()
+        elif _library.path != real:
+            raise TransportError(
+                f"a shellport library is already loaded from {_library.path!r}; a process "
+                f"can hold only one Go runtime, so {real!r} cannot be loaded too."
+            )
+        return _library
+
+
+class CDLLTransport(BaseTransport):
+    """Messages through the C ABI of libshellport (shellport_send / shellport_recv)."""
+
+    name = "library"
+
+    def __init__(self, path: str) -> None:
+        self._lib = load_library(path)
+        self._pid = os.getpid()
+        self._closed = False
+        handle = int(self._lib.open(None))
+        if handle <= 0:
+            raise TransportError(
+                f"shellport_open in {path!r} returned {handle}: the library failed"
+            )
+        self._handle = handle
+
+    @property
+    def library_version(self) -> str:
+        """The version the library reports."""
+        return self._lib.version()
+
+    def _check(self) -> None:
+        if os.getpid() != self._pid:
+            raise TransportClosed(FORK_MESSAGE.format(parent=self._pid, child=os.getpid()))
+        if self._closed:
+            raise TransportClosed("the library transport is closed")
+
+    def send(self, message: Message) -> None:
+        data = encode(message)
+        if b"\0" in data:
+            raise ProtocolError("a message for the C ABI cannot contain a raw NUL byte")
+        self._check()
+        rc = self._lib.send(self._handle, data)
+        if rc == -1:
+            self._check()
+            raise TransportClosed(f"the library no longer knows handle {self._handle}")
+        if rc != 0:
+            raise TransportError(f"shellport_send failed with status {rc}")
+
+    def receive(self, timeout: float) -> bytes | None:
+        self._check()
+        ms = max(0, min(int(timeout * 1000), 60_000))
+        data = self._lib.take(self._lib.recv(self._handle, ms))
+        if data is None:
+            self._check()  # NULL is also how a closed handle answers
+        return data
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if os.getpid() != self._pid:
+            return  # never call into a Go runtime that did not survive fork()
+        self._lib.close(self._handle)

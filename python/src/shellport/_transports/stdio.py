@@ -1,0 +1,232 @@
+"""The process transport: newline-delimited JSON-RPC over a child's stdin and stdout.
+
+The child is the bundled ``shellport serve`` or any command that speaks the
+protocol on stdio (``docker exec -i CONTAINER /opt/shellport serve``). It runs
+in its own session, so a Ctrl-C aimed at the Python program does not kill it
+(the Runtime cancels the call instead). Its standard error is kept in a
+bounded ring and attached to ProcessExited.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import select
+import selectors
+import subprocess
+import threading
+from collections import deque
+from collections.abc import Mapping, Sequence
+
+from .._exceptions import BinaryNotFound, ProcessExited, TransportClosed, TransportError
+from .._native import foreign_file_hint
+from .base import BaseTransport, Message, encode
+
+_CHUNK = 1 << 18
+_STDERR_KEEP = 16 << 10
+_EXIT_WAIT = 3.0  # seconds a closed runtime gets to exit before it is killed
+
+
+class StdioTransport(BaseTransport):
+    """Messages as lines on the stdin and stdout of a child process."""
+
+    name = "process"
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        self.argv = [os.fspath(a) for a in argv]
+        if not self.argv:
+            raise ValueError("the process transport needs a command to run")
+        try:
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                env=None if env is None else dict(env),
+                cwd=cwd,
+                close_fds=True,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            if exc.errno == errno.ENOEXEC:
+                raise BinaryNotFound(
+                    f"cannot run {self.argv[0]!r}: {exc}. {foreign_file_hint(self.argv[0])}"
+                ) from exc
+            raise BinaryNotFound(f"cannot start {self.argv[0]!r}: {exc}") from exc
+        assert self._proc.stdin
+        assert self._proc.stdout
+        assert self._proc.stderr
+        self._stdin = self._proc.stdin
+        self._out_fd = self._proc.stdout.fileno()
+        self._err_fd = self._proc.stderr.fileno()
+        self._pid = os.getpid()
+        self._send_lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of _buffer known to hold no newline
+        self._stderr: deque[bytes] = deque()
+        self._stderr_size = 0
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._out_fd, selectors.EVENT_READ)
+        self._selector.register(self._err_fd, selectors.EVENT_READ)
+        self._err_open = True
+        self._eof = False
+        self._closed = False
+        self._exited: ProcessExited | None = None
+
+    @property
+    def pid(self) -> int:
+        """The child's process id."""
+        return self._proc.pid
+
+    def stderr_tail(self) -> str:
+        """The last part of what the child wrote to standard error."""
+        return b"".join(self._stderr).decode("utf-8", "replace")
+
+    def _check(self) -> None:
+        if os.getpid() != self._pid:
+            raise TransportClosed(
+                f"this runtime process belongs to process {self._pid}; its forked child "
+                f"{os.getpid()} cannot share its pipes. Create a new Runtime in the child."
+            )
+        if self._closed:
+            raise TransportClosed("the process transport is closed")
+        if self._exited is not None:
+            raise self._exited_error()
+
+    def send(self, message: Message) -> None:
+        data = encode(message) + b"\n"
+        self._check()
+        with self._send_lock:
+            try:
+                self._stdin.write(data)
+            except (ValueError, OSError) as exc:
+                # The reader thread collects stderr and keeps the full report;
+                # the sender gets the exit status.
+                raise self._exited_error(wait=True, keep=False) from exc
+
+    def receive(self, timeout: float) -> bytes | None:
+        self._check()
+        with self._read_lock:
+            if self._closed:
+                raise TransportClosed("the process transport is closed")
+            return self._receive_locked(timeout)
+
+    def _receive_locked(self, timeout: float) -> bytes | None:
+        line = self._take_line()
+        if line is not None:
+            return line
+        if self._eof:
+            raise self._exited_error(wait=True)
+        for key, _ in self._selector.select(timeout):
+            fd = key.fd
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except OSError as exc:
+                raise TransportError(f"read from the runtime process failed: {exc}") from exc
+            if fd == self._err_fd:
+                if chunk:
+                    self._keep_stderr(chunk)
+                else:
+                    self._err_open = False
+                    self._selector.unregister(fd)
+            elif chunk:
+                self._buffer += chunk
+            else:
+                self._eof = True
+                self._selector.unregister(fd)
+        line = self._take_line()
+        if line is None and self._eof:
+            raise self._exited_error(wait=True)
+        return line
+
+    def _take_line(self) -> bytes | None:
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end < 0:
+                self._scanned = len(self._buffer)
+                return None
+            line = bytes(self._buffer[:end]).rstrip(b"\r")
+            del self._buffer[: end + 1]
+            self._scanned = 0
+            if line.strip():
+                return line
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        self._stderr.append(chunk)
+        self._stderr_size += len(chunk)
+        while self._stderr_size > _STDERR_KEEP and len(self._stderr) > 1:
+            self._stderr_size -= len(self._stderr.popleft())
+
+    def _drain_stderr(self) -> None:
+        """Collect what is left on stderr without waiting for its end."""
+        while self._err_open and select.select([self._err_fd], [], [], 0)[0]:
+            try:
+                chunk = os.read(self._err_fd, _CHUNK)
+            except OSError:
+                return
+            if not chunk:
+                self._err_open = False
+                self._selector.unregister(self._err_fd)
+                return
+            self._keep_stderr(chunk)
+
+    def _exited_error(self, wait: bool = False, keep: bool = True) -> ProcessExited:
+        """Describe the child's end. The reader (keep=True) records the report."""
+        if self._exited is None:
+            code: int | None = None
+            try:
+                code = self._proc.wait(timeout=_EXIT_WAIT) if wait else self._proc.poll()
+            except subprocess.TimeoutExpired:
+                code = None
+            if keep:
+                self._drain_stderr()
+            tail = self.stderr_tail().strip()
+            status = "is still running but" if code is None else _describe(code) + " and"
+            message = f"the runtime process {self.argv[0]!r} (pid {self._proc.pid}) {status}"
+            message += " closed its output"
+            message += f"; its last stderr:\n{tail}" if tail else "; it wrote nothing to stderr"
+            report = ProcessExited(message, returncode=code, stderr=tail)
+            if not keep:
+                return report
+            self._exited = report
+        e = self._exited
+        return ProcessExited(str(e), returncode=e.returncode, stderr=e.stderr)
+
+    def close(self) -> None:
+        """Close stdin (the runtime exits at end of input), wait a bounded time, then kill."""
+        if self._closed:
+            return
+        if os.getpid() != self._pid:
+            self._closed = True  # the pipes and the process are the parent's
+            return
+        # Best effort: it may have exited already.
+        with self._send_lock, contextlib.suppress(OSError):
+            self._stdin.close()
+        try:
+            self._proc.wait(timeout=_EXIT_WAIT)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            # Unkillable (stopped under a debugger?): nothing more to do.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(timeout=_EXIT_WAIT)
+        with self._read_lock:
+            self._closed = True
+            self._selector.close()
+            for stream in (self._proc.stdout, self._proc.stderr):
+                if stream is not None:
+                    stream.close()
+
+
+def _describe(code: int) -> str:
+    if code < 0:
+        return f"was killed by signal {-code}"
+    return f"exited with code {code}"

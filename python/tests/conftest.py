@@ -1,0 +1,93 @@
+"""Fixtures shared by the API tests: every API test runs on both transports.
+
+The native files come from SHELLPORT_LIBRARY_PATH / SHELLPORT_BINARY_PATH when
+set, else from the package's _native/ directory (``make build`` puts them
+there). Missing files fail the run with instructions rather than skipping:
+a green run must mean both transports were exercised.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+import shellport
+from shellport import _native
+
+#: The config every API test uses: the runtime's self-test tools mounted.
+CONFIG = {"testTools": True}
+
+TRANSPORTS = ["library", "process"]
+
+_BUILD_HINT = (
+    "build them first: `go build -buildmode=c-shared -o python/src/shellport/_native/"
+    "libshellport.so ./capi && go build -o python/src/shellport/_native/shellport "
+    "./cmd/shellport` (or `make build`), or set SHELLPORT_LIBRARY_PATH / SHELLPORT_BINARY_PATH"
+)
+
+
+def library_path() -> str:
+    """The shared library the tests load."""
+    path = os.environ.get(_native.ENV_LIBRARY) or str(
+        _native.NATIVE_DIR / _native.library_filename()
+    )
+    if not os.path.isfile(path):
+        pytest.fail(f"no shellport library at {path}; {_BUILD_HINT}", pytrace=False)
+    return path
+
+
+def binary_path() -> str:
+    """The executable the process transport runs."""
+    path = os.environ.get(_native.ENV_BINARY) or str(_native.NATIVE_DIR / _native.BINARY_NAME)
+    if not os.path.isfile(path):
+        pytest.fail(f"no shellport executable at {path}; {_BUILD_HINT}", pytrace=False)
+    return path
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """The transport under test: "library" or "process"."""
+    name: str = request.param
+    if name == "library":
+        reason = _native.library_supported()
+        if reason is not None:
+            pytest.skip(f"library transport unavailable: {reason}")
+        library_path()
+    else:
+        binary_path()
+    return name
+
+
+@pytest.fixture
+def rt(transport: str) -> Iterator[shellport.Runtime]:
+    """An open Runtime with the self-test tools, closed after the test."""
+    runtime = shellport.Runtime(CONFIG, transport)
+    try:
+        yield runtime
+    finally:
+        runtime.close()
+
+
+@pytest.fixture
+def session(rt: shellport.Runtime, tmp_path: Path) -> shellport.Session:
+    """A session in a fresh temporary directory."""
+    return rt.session(tmp_path)
+
+
+def wait_until(predicate: Callable[[], bool], what: str, limit: float = 15.0) -> None:
+    """Poll until predicate holds; the limit only guards against a hang."""
+    deadline = time.monotonic() + limit
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up waiting: {what}")
+        time.sleep(0.01)
+
+
+def in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()

@@ -1,0 +1,146 @@
+"""Client-side logic against MockTransport: routing, matching and malformed replies.
+
+These check the Python connection alone; everything about the runtime is
+tested against the real native builds in the other files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import shellport
+from shellport._models import parse_tool_result
+
+Msg = dict[str, Any]
+INIT = {
+    "protocolVersion": 1,
+    "serverInfo": {"name": "shellport", "version": "0.1.0"},
+    "profile": "oneshot",
+    "tools": ["t"],
+}
+
+
+def runtime(answer: Any) -> shellport.Runtime:
+    """A Runtime over a mock whose initialize and session/new work."""
+
+    def handler(msg: Msg) -> Any:
+        if msg.get("method") == "initialize":
+            return {"jsonrpc": "2.0", "id": msg["id"], "result": INIT}
+        if msg.get("method") == "session/new":
+            return {"jsonrpc": "2.0", "id": msg["id"], "result": {"session": "s1", "cwd": "/"}}
+        if msg.get("method") in ("shutdown", "session/close"):
+            return {"jsonrpc": "2.0", "id": msg["id"], "result": {}}
+        return answer(msg)
+
+    return shellport.Runtime(transport=shellport.MockTransport(handler))
+
+
+def text_result(msg: Msg, text: str) -> Msg:
+    result = {"content": [{"type": "text", "text": text}], "isError": False}
+    return {"jsonrpc": "2.0", "id": msg["id"], "result": result}
+
+
+def test_mock_transport_round_trip() -> None:
+    with runtime(lambda m: text_result(m, "hi")) as rt:
+        assert rt.transport_name == "mock"
+        assert rt.session("/").call("t", {}).text == "hi"
+
+
+def test_async_handler() -> None:
+    async def answer(msg: Msg) -> Msg:
+        return text_result(msg, "from a coroutine")
+
+    with runtime(answer) as rt:
+        assert rt.session("/").call("t").text == "from a coroutine"
+
+
+def test_notice_before_reply_is_queued() -> None:
+    def answer(msg: Msg) -> list[Msg]:
+        notice = {"session": "s1", "text": "task 3 finished"}
+        stray = {"session": "other", "text": "dropped"}
+        return [
+            {"jsonrpc": "2.0", "method": "session/notice", "params": notice},
+            {"jsonrpc": "2.0", "method": "session/notice", "params": stray},
+            {"jsonrpc": "2.0", "method": "tools/output", "params": {"callId": "x", "data": "."}},
+            text_result(msg, "ok"),
+        ]
+
+    with runtime(answer) as rt:
+        s = rt.session("/")
+        s.call("t")
+        assert s.notices() == ["task 3 finished"]
+
+
+def test_too_large_error_without_id_fails_the_largest_pending_call() -> None:
+    transport: shellport.MockTransport
+
+    def answer(msg: Msg) -> Msg | None:
+        if "blob" in msg["params"]["arguments"]:
+            error = {"code": -32004, "message": "message too large"}
+            return {"jsonrpc": "2.0", "id": None, "error": error}
+        return text_result(msg, "small")
+
+    with runtime(answer) as rt:
+        s = rt.session("/")
+        with pytest.raises(shellport.MessageTooLarge):
+            s.call("t", {"blob": "x" * 100_000})
+        assert s.call("t", {}).text == "small"
+        transport = rt._connection().transport  # type: ignore[assignment]
+        assert [m.get("method") for m in transport.sent][-2:] == ["tools/call", "tools/call"]
+
+
+def test_unknown_error_code_is_a_plain_rpc_error() -> None:
+    def answer(msg: Msg) -> Msg:
+        error = {"code": -32099, "message": "something new", "data": {"hint": 1}}
+        return {"jsonrpc": "2.0", "id": msg["id"], "error": error}
+
+    with runtime(answer) as rt, pytest.raises(shellport.RPCError) as info:
+        rt.session("/").call("t")
+    assert type(info.value) is shellport.RPCError
+    assert (info.value.code, info.value.message, info.value.data) == (
+        -32099,
+        "something new",
+        {"hint": 1},
+    )
+
+
+def test_result_that_is_not_an_object() -> None:
+    rt = runtime(lambda m: {"jsonrpc": "2.0", "id": m["id"], "result": [1, 2]})
+    with rt, pytest.raises(shellport.ProtocolError, match="not an object"):
+        rt.session("/").call("t")
+
+
+def test_garbage_from_the_runtime_breaks_the_connection() -> None:
+    rt = runtime(lambda m: None)
+    s = rt.session("/")
+    rt._connection().transport.push(b"this is not json")  # type: ignore[attr-defined]
+    with pytest.raises(shellport.ProtocolError, match="not JSON"):
+        s.call("t")
+    with pytest.raises(shellport.ProtocolError):
+        s.call("t")
+    rt.close()
+
+
+def test_tool_result_parsing() -> None:
+    r = parse_tool_result(
+        {
+            "content": [
+                {"type": "text", "text": "a"},
+                {"type": "image"},
+                {"type": "text", "text": "b"},
+            ],
+            "isError": True,
+        }
+    )
+    assert (r.text, r.is_error, r.meta, r.presentation) == ("a\nb", True, {}, {})
+    with pytest.raises(shellport.ProtocolError):
+        parse_tool_result({"isError": False})
+    with pytest.raises(AttributeError):
+        r.text = "changed"  # type: ignore[misc]
+
+
+def test_tool_name_must_be_a_string() -> None:
+    with runtime(lambda m: text_result(m, "x")) as rt, pytest.raises(TypeError):
+        rt.session("/").call("")

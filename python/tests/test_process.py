@@ -1,0 +1,94 @@
+"""What only the process transport has: a child that can die, and argv of our choosing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+import shellport
+from conftest import CONFIG, binary_path, wait_until
+
+SH = "/bin/sh"
+
+
+def test_runtime_process_killed_mid_call(tmp_path: Path) -> None:
+    rt = shellport.Runtime(CONFIG, "process")
+    s = rt.session(tmp_path)
+    transport = rt._connection().transport
+    assert isinstance(transport, shellport.StdioTransport)
+    conn = rt._connection()
+    import threading
+
+    errors: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            s.call("_sleep", {"ms": 120_000})
+        except BaseException as exc:
+            errors.append(exc)
+
+    t = threading.Thread(target=call)
+    t.start()
+    wait_until(lambda: conn.pending_count() == 1, "the call to start")
+    os.kill(transport.pid, signal.SIGKILL)
+    t.join(15)
+    assert not t.is_alive()
+    assert isinstance(errors[0], shellport.ProcessExited)
+    assert errors[0].returncode == -signal.SIGKILL
+    assert "killed by signal 9" in str(errors[0])
+    with pytest.raises(shellport.ProcessExited):
+        s.call("_echo", {})
+    rt.close()
+
+
+def test_command_that_exits_at_once() -> None:
+    argv = [SH, "-c", "echo 'cannot reach the sandbox' >&2; exit 3"]
+    with pytest.raises(shellport.ProcessExited, match="cannot reach the sandbox") as info:
+        shellport.Runtime(CONFIG, argv).tools()
+    assert info.value.returncode == 3
+    assert "cannot reach the sandbox" in info.value.stderr
+
+
+def test_command_that_prints_garbage() -> None:
+    argv = [SH, "-c", "echo 'Welcome to the container!'; cat >/dev/null"]
+    with pytest.raises(shellport.ProtocolError, match="Welcome to the container"):
+        shellport.Runtime(CONFIG, argv).tools()
+
+
+def test_command_that_does_not_exist() -> None:
+    with pytest.raises(shellport.BinaryNotFound, match="no-such-shellport-binary"):
+        shellport.Runtime(CONFIG, ["/no-such-shellport-binary", "serve"]).tools()
+
+
+def test_executable_refuses_another_version() -> None:
+    argv = [binary_path(), "serve", "--expect-version", "9.9.9"]
+    with pytest.raises(shellport.ProcessExited) as info:
+        shellport.Runtime(CONFIG, argv).tools()
+    assert "9.9.9" in info.value.stderr
+    assert shellport.__version__ in info.value.stderr
+
+
+def test_stderr_ring_is_bounded() -> None:
+    # 1 MB of stderr before dying: only the tail is kept.
+    script = "head -c 1000000 /dev/zero | tr '\\0' 'e' >&2; echo THE-END >&2; exit 1"
+    with pytest.raises(shellport.ProcessExited) as info:
+        shellport.Runtime(CONFIG, [SH, "-c", script]).tools()
+    assert info.value.stderr.endswith("THE-END")
+    assert len(info.value.stderr) < 64 << 10
+
+
+def test_console_script_runs_the_executable() -> None:
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-c", "from shellport._cli import main; main()", "version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert out.stdout.strip() == shellport.__version__
