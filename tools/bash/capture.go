@@ -98,9 +98,9 @@ func (c *capture) write(p []byte) {
 }
 
 // drain reads r until end-of-file, a read deadline or an error.
-func (c *capture) drain(r io.Reader) {
-	buf := readBufs.Get().(*[]byte)
-	defer readBufs.Put(buf)
+func (c *capture) drain(r io.Reader, bufs *bufPool) {
+	buf := bufs.get()
+	defer bufs.put(buf)
 	for {
 		n, err := r.Read(*buf)
 		if n > 0 {
@@ -112,7 +112,19 @@ func (c *capture) drain(r io.Reader) {
 	}
 }
 
-var readBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+// bufPool recycles read buffers, so a call that prints nothing does not
+// allocate two of them.
+type bufPool struct{ p sync.Pool }
+
+func (b *bufPool) get() *[]byte {
+	if buf, ok := b.p.Get().(*[]byte); ok {
+		return buf
+	}
+	buf := make([]byte, 32<<10)
+	return &buf
+}
+
+func (b *bufPool) put(buf *[]byte) { b.p.Put(buf) }
 
 // spillFile is a file of full output, capped at spillLimit bytes.
 type spillFile struct {
@@ -175,23 +187,23 @@ func (s *spillFile) finish() error {
 
 // saveSpill writes the full output of a one-shot command to one file: stdout,
 // then a [stderr] section, like the result text without markers. It returns
-// the file's path.
-func saveSpill(dir string, stdout, stderr *capture) (string, error) {
+// the file's path; on failure no partial file is left behind.
+func saveSpill(dir string, stdout, stderr *capture, bufs *bufPool) (path string, err error) {
+	out := stdout.spill
 	defer func() {
 		if stderr.spill != nil {
 			_ = stderr.spill.f.Close()           // best effort: a temporary file
 			_ = os.Remove(stderr.spill.f.Name()) // best effort
 		}
+		if err != nil && out != nil {
+			_ = out.f.Close()           // best effort: may be closed already
+			_ = os.Remove(out.f.Name()) // best effort: a partial file misleads
+		}
 	}()
-	if stdout.err != nil {
-		return "", stdout.err
+	if err = errors.Join(stdout.err, stderr.err); err != nil {
+		return "", err
 	}
-	if stderr.err != nil {
-		return "", stderr.err
-	}
-	out := stdout.spill
 	if out == nil {
-		var err error
 		if out, err = createSpill(dir, "bash-output"); err != nil {
 			return "", err
 		}
@@ -206,26 +218,25 @@ func saveSpill(dir string, stdout, stderr *capture) (string, error) {
 		out.n = 0 // stderr gets its own allowance
 		if stderr.spill == nil {
 			out.write(stderr.tail.bytes())
-		} else if err := copySpill(out, stderr.spill); err != nil {
-			_ = out.finish() // best effort: the copy error is the one to report
+		} else if err = copySpill(out, stderr.spill, bufs); err != nil {
 			return "", err
 		}
 	}
-	if err := out.finish(); err != nil {
+	if err = out.finish(); err != nil {
 		return "", fmt.Errorf("write spill file %q: %w", out.f.Name(), err)
 	}
 	return out.f.Name(), nil
 }
 
-func copySpill(dst, src *spillFile) error {
+func copySpill(dst, src *spillFile, bufs *bufPool) error {
 	if src.err != nil {
 		return src.err
 	}
 	if _, err := src.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("read spill file: %w", err)
 	}
-	buf := readBufs.Get().(*[]byte)
-	defer readBufs.Put(buf)
+	buf := bufs.get()
+	defer bufs.put(buf)
 	for {
 		n, err := src.f.Read(*buf)
 		dst.write((*buf)[:n])

@@ -19,6 +19,7 @@ type executor struct {
 
 	shellMu   sync.Mutex
 	shellPath string // resolved once, on first use
+	bufs      bufPool
 
 	mu      sync.Mutex
 	closed  bool

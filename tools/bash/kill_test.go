@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/shellport/shellport/tools"
+	"github.com/shellport/shellport/tools/bash"
 )
 
 // Issue 4: the timeout marker appears whenever the timer fired, even when the
@@ -184,4 +185,27 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// When the spill directory is unusable the result still returns, keeps the
+// tail and says the full output could not be saved.
+func TestSpillDirUnusable(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	ts := bash.New(tools.Host{SpillDir: missing}, tools.Config{MaxOutputChars: 100})
+	t.Cleanup(func() { _ = ts[0].(tools.Closer).Close() })
+	k := &kit{bash: ts[0], output: ts[1], kill: ts[2]}
+	s := session("a", t.TempDir())
+	for _, command := range []string{"seq 1 100", "seq 1 100000"} {
+		res := run(t, k, s, command)
+		if !strings.Contains(res.Text, "\n[output truncated; the full output could not be saved: ") || res.Structured["spillPath"] != nil {
+			t.Errorf("%s: %q", command, tail(res.Text, 200))
+		}
+		if st := bash.ParseStatus(res.Text); !st.Truncated || st.SpillPath != "" {
+			t.Errorf("%s: parsed %+v", command, st)
+		}
+	}
+	res := call(t, k.bash, s, map[string]any{"command": "echo hi", "run_in_background": true})
+	if res.IsError || strings.Contains(res.Text, "Full output log") {
+		t.Errorf("task without a log: %v %q", res.IsError, res.Text)
+	}
 }

@@ -38,8 +38,8 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 	stderr := newCapture(e.set.spillDir, "bash-stderr", e.set.maxChars)
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go func() { defer readers.Done(); stdout.drain(outR) }()
-	go func() { defer readers.Done(); stderr.drain(errR) }()
+	go func() { defer readers.Done(); stdout.drain(outR, &e.bufs) }()
+	go func() { defer readers.Done(); stderr.drain(errR, &e.bufs) }()
 
 	timer := time.AfterFunc(time.Duration(timeoutMs)*time.Millisecond, func() { g.stop(causeTimeout, killGrace) })
 	stopOnCancel := context.AfterFunc(ctx, func() { g.stop(causeCancel, 0) })
@@ -86,7 +86,7 @@ func (e *executor) runResult(stdout, stderr *capture, st Status) *tools.Result {
 
 	var spillErr error
 	if st.Truncated {
-		st.SpillPath, spillErr = saveSpill(e.set.spillDir, stdout, stderr)
+		st.SpillPath, spillErr = saveSpill(e.set.spillDir, stdout, stderr, &e.bufs)
 	}
 	text := formatRun(runOutput{
 		stdout:     outKept,

@@ -67,13 +67,16 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 		g:       g,
 		unread:  ring{max: e.set.maxLogBytes},
 	}
-	e.tasks[t.id] = t
 	e.mu.Unlock()
-
+	// The pipe holds the first output while the log is created; the task is
+	// published only once complete.
 	t.log, t.logErr = createSpill(e.set.spillDir, t.id)
 	if t.log != nil {
 		t.logPath = t.log.f.Name()
 	}
+	e.mu.Lock()
+	e.tasks[t.id] = t
+	e.mu.Unlock()
 	go e.supervise(t, r)
 
 	text := fmt.Sprintf("Started background task %s. Read its new output with bash_output and stop it with bash_kill.", t.id)
@@ -95,7 +98,7 @@ func (e *executor) taskDone() {
 // ended and tells the owner.
 func (e *executor) supervise(t *task, r *os.File) {
 	read := make(chan struct{})
-	go func() { defer close(read); t.pump(r) }()
+	go func() { defer close(read); t.pump(r, &e.bufs) }()
 	ps, _ := t.g.wait()
 	_ = r.SetReadDeadline(time.Now().Add(drainWait)) // best effort, as in run
 	<-read
@@ -126,9 +129,9 @@ func (e *executor) supervise(t *task, r *os.File) {
 	}
 }
 
-func (t *task) pump(r *os.File) {
-	buf := readBufs.Get().(*[]byte)
-	defer readBufs.Put(buf)
+func (t *task) pump(r *os.File, bufs *bufPool) {
+	buf := bufs.get()
+	defer bufs.put(buf)
 	for {
 		n, err := r.Read(*buf)
 		if n > 0 {
