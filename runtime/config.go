@@ -50,7 +50,7 @@ func ParseConfig(data []byte) (Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
-		return cfg, fmt.Errorf("invalid config: %w", err)
+		return cfg, fmt.Errorf("invalid config: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return cfg, cfg.check()
 }

@@ -146,6 +146,10 @@ func (c *Conn) Call(msg []byte) ([]byte, error) {
 		return nil, c.Send(msg) // malformed or a notification: any reply goes to Recv
 	}
 	id := string(probe.ID)
+	if limit := c.rt.MaxMessage(); len(msg) > limit {
+		err := &rpc.TooLargeError{Size: len(msg), Limit: limit}
+		return rpc.EncodeResponse(rpc.ID(probe.ID), nil, &rpc.Error{Code: rpc.CodeMessageTooLarge, Message: err.Error()})
+	}
 	w := make(chan []byte, 1)
 	c.mu.Lock()
 	if c.closed {

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shellport/shellport/internal/transcript"
+	"github.com/shellport/shellport/runtime"
+)
+
+// stdio runs `shellport serve` in-process on pipes: the same code path as
+// the executable, minus the exec.
+type stdio struct {
+	in    *io.PipeWriter
+	lines chan []byte
+	exit  chan int
+}
+
+func startServe(t *testing.T, args ...string) *stdio {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := &stdio{in: inW, lines: make(chan []byte, 1024), exit: make(chan int, 1)}
+	var stderr bytes.Buffer
+	go func() {
+		code := run(append([]string{"serve"}, args...), inR, outW, &stderr)
+		_ = outW.Close()
+		s.exit <- code
+	}()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			s.lines <- append([]byte(nil), sc.Bytes()...)
+		}
+		close(s.lines)
+	}()
+	t.Cleanup(func() {
+		_ = inW.Close()
+		select {
+		case <-s.exit:
+		case <-time.After(10 * time.Second):
+			t.Error("serve did not exit at end of input")
+		}
+	})
+	return s
+}
+
+func (s *stdio) Send(msg []byte) error {
+	_, err := s.in.Write(append(append([]byte(nil), msg...), '\n'))
+	return err
+}
+
+func (s *stdio) Recv(timeout time.Duration) ([]byte, error) {
+	select {
+	case line, ok := <-s.lines:
+		if !ok {
+			return nil, io.EOF
+		}
+		return line, nil
+	case <-time.After(timeout):
+		return nil, nil
+	}
+}
+
+func TestServeTranscripts(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/rpc/*.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no transcripts")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			steps, err := transcript.Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := transcript.Run(startServe(t), steps, 20*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestServeTooLargeMessageKeepsServing(t *testing.T) {
+	s := startServe(t)
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 10<<20) + `"}}`
+	steps := []transcript.Step{
+		{Line: 1, Send: []byte(big)},
+		{Line: 2, Expect: []byte(`{"id":null,"error":{"code":-32004,"message":"re:message too large"}}`)},
+		{Line: 3, Send: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)},
+		{Line: 4, Expect: []byte(`{"id":2,"result":{"tools":"<any>"}}`)},
+	}
+	if err := transcript.Run(s, steps, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestServeExitNotification(t *testing.T) {
+	s := startServe(t)
+	_ = s.Send([]byte(`{"jsonrpc":"2.0","method":"exit"}`))
+	select {
+	case code := <-s.exit:
+		s.exit <- code // for the cleanup, which waits for the exit too
+		if code != 0 {
+			t.Fatalf("exit code %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not exit after the exit notification")
+	}
+}
+
+func TestServeRefusesOtherVersion(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"serve", "--expect-version", "9.9.9"}, strings.NewReader(""), &out, &errOut)
+	if code == 0 || !strings.Contains(errOut.String(), `"9.9.9"`) || !strings.Contains(errOut.String(), runtime.Version) {
+		t.Fatalf("code %d, stderr %q", code, errOut.String())
+	}
+	if out.Len() != 0 {
+		t.Fatalf("stdout must carry protocol only, got %q", out.String())
+	}
+}
+
+func TestServeBadConfigStillAnswers(t *testing.T) {
+	s := startServe(t, "--config", `{"profile":"nope"}`)
+	steps := []transcript.Step{
+		{Line: 1, Send: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
+		{Line: 2, Expect: []byte(`{"id":1,"error":{"code":-32005,"message":"re:unknown profile \"nope\""}}`)},
+	}
+	if err := transcript.Run(s, steps, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVersionAndUsage(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"version"}, nil, &out, &errOut); code != 0 || strings.TrimSpace(out.String()) != runtime.Version {
+		t.Fatalf("version: %d %q", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"frobnicate"}, nil, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), `unknown command "frobnicate"`) {
+		t.Fatalf("unknown command: %d %q", code, errOut.String())
+	}
+}
+
+func TestCallCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"call", "--config", `{"testTools":true}`, "--cwd", "/", "_echo", `{"hello":"world"}`}, nil, &out, &errOut)
+	if code != 0 || strings.TrimSpace(out.String()) != `{"hello":"world"}` {
+		t.Fatalf("call: %d %q %q", code, out.String(), errOut.String())
+	}
+	out.Reset()
+	code = run([]string{"call", "--config", `{"testTools":true}`, "_sleep", `{"ms":"x"}`}, nil, &out, &errOut)
+	if code != 1 || !strings.Contains(out.String(), "must be a number") {
+		t.Fatalf("an isError result exits 1: %d %q", code, out.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"call", "_echo", "{not json"}, nil, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "not valid JSON") {
+		t.Fatalf("bad json: %d %q", code, errOut.String())
+	}
+}
