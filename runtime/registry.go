@@ -23,6 +23,9 @@ type registry struct {
 	order  []*mounted
 }
 
+// testOnlyExtraTools, when set by a test, mounts more tools.
+var testOnlyExtraTools func(tools.Host) []tools.Tool
+
 // toolNames lists the canonical tool names a profile mounts, in the order
 // tools/list shows them.
 func toolNames(profile string, testTools bool) []string {
@@ -52,6 +55,9 @@ func buildTools(cfg Config, host tools.Host) ([]tools.Tool, error) {
 	list = append(list, newEditor(host, cfg.Tools["str_replace_editor"]))
 	if cfg.TestTools {
 		list = append(list, newTestTools(host)...)
+	}
+	if testOnlyExtraTools != nil {
+		list = append(list, testOnlyExtraTools(host)...)
 	}
 	return list, nil
 }
