@@ -1,5 +1,3 @@
-//go:build !devstub
-
 package runtime
 
 import (
