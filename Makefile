@@ -9,7 +9,7 @@ NATIVE  := python/src/shellport/_native
 LIBNAME := $(if $(filter Darwin,$(shell uname -s)),libshellport.dylib,libshellport.so)
 GOFILES := $(shell find . -name '*.go' -not -path './.venv/*' -not -path './bench/.venv/*')
 
-.PHONY: all native venv demo test test-go test-python lint header header-check bench bench-smoke wheels wheels-cross clean
+.PHONY: all native venv demo test test-go test-python lint header header-check clean
 
 all: native
 
@@ -59,6 +59,11 @@ test-python: native venv
 
 test: lint header-check test-go test-python
 	@echo "all tests passed"
+
+# Wheels (scripts/build-wheels) and benchmarks (bench/) keep their targets
+# beside their code.
+include scripts/build-wheels/wheels.mk
+include bench/bench.mk
 
 clean:
 	rm -rf $(NATIVE) build dist
