@@ -3,7 +3,6 @@ package bash
 import (
 	"os"
 	"os/exec"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -102,11 +101,4 @@ func (g *group) outcome() (stopCause, bool) {
 type exitInfo struct {
 	code   int    // exit status; -1 when killed by a signal
 	signal string // "SIGKILL"; empty for a normal exit
-}
-
-func (x exitInfo) String() string {
-	if x.signal != "" {
-		return "killed by signal: " + x.signal
-	}
-	return "exit code: " + strconv.Itoa(x.code)
 }
