@@ -118,16 +118,19 @@ def test_tools_openai(rt: shellport.Runtime) -> None:
 
 
 def test_tools_openai_strict(rt: shellport.Runtime) -> None:
+    natural = {t["name"]: t["inputSchema"] for t in rt.tools(format="mcp")}
     for t in rt.tools(format="openai", strict=True):
         fn = t["function"]
         assert fn["strict"] is True
         params = fn["parameters"]
         assert params["additionalProperties"] is False
         assert sorted(params["required"]) == sorted(params["properties"])
-        # Properties that were optional became nullable.
-        for prop in params["properties"].values():
+        # Properties that were optional became nullable; required ones did not.
+        was_required = set(natural[fn["name"]].get("required", []))
+        for name, prop in params["properties"].items():
             types = prop.get("type")
-            assert (isinstance(types, list) and "null" in types) or "anyOf" in prop
+            nullable = (isinstance(types, list) and "null" in types) or "anyOf" in prop
+            assert nullable == (name not in was_required), (fn["name"], name)
 
 
 def test_tools_bad_format(rt: shellport.Runtime) -> None:

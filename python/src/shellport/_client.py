@@ -298,13 +298,15 @@ class Connection:
         if self.forked or os.getpid() != self._pid:
             self.transport.close()  # transports never touch a parent's runtime
             return
+        # Dead or slow: closing the transport ends the runtime anyway.
         if self._dead is None:
-            try:
+            with contextlib.suppress(ShellportError):
                 self.call("shutdown", {}, timeout=shutdown_timeout)
-                self.notify("exit", {})
-            except ShellportError:
-                pass  # dead or slow: closing the transport ends it anyway
+        # From here an end of output is the expected one, not ProcessExited.
         self._stopping = True
+        if self._dead is None:
+            with contextlib.suppress(ShellportError):
+                self.notify("exit", {})
         try:
             self.transport.close()
         finally:
