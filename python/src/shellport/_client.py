@@ -37,8 +37,8 @@ from ._exceptions import (
 from ._transports.base import BaseTransport, encode
 
 RECEIVE_SLICE = 0.2  # seconds one receive may block; bounds shutdown latency
-WAIT_SLICE = 0.25
-EXIT_REPORT_WAIT = 5.0  # seconds a failed sender waits for the reader's exit report  # seconds one wait on a future may block before signals run
+WAIT_SLICE = 0.25  # seconds one wait on a future may block before signals run
+EXIT_REPORT_WAIT = 5.0  # seconds a failed sender waits for the reader's exit report
 _WIRE_CLIP = 64 << 10
 
 Result = dict[str, Any]
