@@ -189,8 +189,19 @@ func FuzzInsert(f *testing.F) {
 		}
 		// Line by line (after the BOM): the old lines around whole new lines.
 		old := lineContents(bytes.TrimPrefix(data, bom))
+		inserted := lineContents(concat(body, eol))
+		if line == total && line > 0 && data[len(data)-1] != '\n' {
+			// The unterminated last line gets the file's ending, and the
+			// inserted lines end unterminated instead (unless the last is
+			// empty); a CRLF's \r sits in the content as split here.
+			old[line-1] = concat(old[line-1], eol[:len(eol)-1])
+			if !lastEmpty {
+				k := len(inserted) - 1
+				inserted[k] = bytes.TrimSuffix(inserted[k], eol[:len(eol)-1])
+			}
+		}
 		want := append([][]byte{}, old[:line]...)
-		want = append(want, lineContents(concat(body, eol))...)
+		want = append(want, inserted...)
 		want = append(want, old[line:]...)
 		got := lineContents(bytes.TrimPrefix(out, bom))
 		if len(got) != len(want) {
