@@ -48,8 +48,8 @@ demo: native venv
 lint: venv
 	@test -z "$$(gofmt -l $(GOFILES))" || (echo "gofmt would change:"; gofmt -l $(GOFILES); exit 1)
 	$(GO) vet ./...
-	$(VPY) -m ruff check python examples
-	$(VPY) -m mypy --strict python/src/shellport
+	$(VPY) -m ruff check python/src python/tests examples
+	cd python && ../$(VPY) -m mypy --strict src/shellport
 
 test-go:
 	$(GO) test -race -count=1 ./...

@@ -48,6 +48,14 @@ type Options struct {
 	// KeepSpill keeps spill files after Close (for one-off CLI calls whose
 	// output names a spill file the user will read afterwards).
 	KeepSpill bool
+	// SpawnHelper is the default path of shellport-spawn-helper, used by
+	// the persistent bash when the config names none (tools.bash.spawnHelper);
+	// empty means shells are spawned directly. Carriers set it from
+	// SHELLPORT_SPAWN_HELPER or, on macOS, to the helper shipped beside
+	// them. A helper that is missing or not executable fails the runtime's
+	// initialization with an error naming the path; there is no silent
+	// fallback to direct spawning.
+	SpawnHelper string
 }
 
 // Runtime serves the shellport message set.
@@ -93,7 +101,7 @@ func New(opts Options) *Runtime {
 // order of delivery is the order requests are admitted.
 func (rt *Runtime) Deliver(msg []byte) {
 	if limit := rt.maxMessage(); len(msg) > limit {
-		rt.srv.DeliverError(&rpc.TooLargeError{Size: len(msg), Limit: limit})
+		rt.srv.DeliverError(rpc.NewTooLargeError(msg, limit))
 		return
 	}
 	rt.srv.Deliver(msg)

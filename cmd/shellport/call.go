@@ -40,7 +40,7 @@ func call(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shellport call: %v\n", err)
 		return 2
 	}
-	conn := inproc.Open(cfg, nil, true)
+	conn := inproc.OpenOptions(runtime.Options{Config: cfg, KeepSpill: true, SpawnHelper: spawnHelper()})
 	defer conn.Close()
 
 	var session struct {

@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/rpc"
 	"github.com/shellport/shellport/internal/transcript"
 	"github.com/shellport/shellport/runtime"
 )
@@ -91,7 +93,7 @@ func TestServeTooLargeMessageKeepsServing(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 10<<20) + `"}}`
 	steps := []transcript.Step{
 		{Line: 1, Send: []byte(big)},
-		{Line: 2, Expect: []byte(`{"id":null,"error":{"code":-32004,"message":"re:message too large"}}`)},
+		{Line: 2, Expect: []byte(fmt.Sprintf(`{"id":1,"error":{"code":-32004,"message":"message too large: %d bytes (the limit is %d)"}}`, len(big), rpc.DefaultMaxMessage))},
 		{Line: 3, Send: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)},
 		{Line: 4, Expect: []byte(`{"id":2,"result":{"tools":"<any>"}}`)},
 	}

@@ -44,7 +44,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	out := rpc.NewFrameWriter(stdout)
-	rt := runtime.New(runtime.Options{Config: cfg, ConfigErr: cfgErr, Send: out.Write, Log: logw})
+	rt := runtime.New(runtime.Options{Config: cfg, ConfigErr: cfgErr, Send: out.Write, Log: logw, SpawnHelper: spawnHelper()})
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)

@@ -39,8 +39,15 @@ type Conn struct {
 // Open returns a connection to a new runtime. A non-nil cfgErr is a config
 // that failed to parse; it is reported to the first request.
 func Open(cfg runtime.Config, cfgErr error, keepSpill bool) *Conn {
+	return OpenOptions(runtime.Options{Config: cfg, ConfigErr: cfgErr, KeepSpill: keepSpill})
+}
+
+// OpenOptions is Open with every runtime option; opts.Send is replaced by
+// the connection's own.
+func OpenOptions(opts runtime.Options) *Conn {
 	c := &Conn{ready: make(chan struct{}, 1), done: make(chan struct{}), waiters: map[string]chan []byte{}}
-	c.rt = runtime.New(runtime.Options{Config: cfg, ConfigErr: cfgErr, Send: c.route, KeepSpill: keepSpill})
+	opts.Send = c.route
+	c.rt = runtime.New(opts)
 	return c
 }
 
@@ -147,7 +154,7 @@ func (c *Conn) Call(msg []byte) ([]byte, error) {
 	}
 	id := string(probe.ID)
 	if limit := c.rt.MaxMessage(); len(msg) > limit {
-		err := &rpc.TooLargeError{Size: len(msg), Limit: limit}
+		err := rpc.NewTooLargeError(msg, limit)
 		return rpc.EncodeResponse(rpc.ID(probe.ID), nil, &rpc.Error{Code: rpc.CodeMessageTooLarge, Message: err.Error()})
 	}
 	w := make(chan []byte, 1)

@@ -88,12 +88,14 @@ func TestTooLargeMessageKeepsServing(t *testing.T) {
 	if json.Unmarshal(reply, &resp) != nil || resp.Error.Code != -32004 || resp.ID != 1 {
 		t.Fatalf("want message-too-large error for id 1, got %.300s", reply)
 	}
-	// Through Send the id is not read at all: the error has a null id.
+	// Through Send the reply goes to the Recv queue, with the id read from
+	// the head of the message.
 	if err := c.Send([]byte(big)); err != nil {
 		t.Fatal(err)
 	}
 	msg, err := c.Recv(5 * time.Second)
-	if err != nil || !strings.Contains(string(msg), `"id":null`) || !strings.Contains(string(msg), "-32004") {
+	want := fmt.Sprintf("message too large: %d bytes", len(big))
+	if err != nil || !strings.Contains(string(msg), `"id":1`) || !strings.Contains(string(msg), "-32004") || !strings.Contains(string(msg), want) {
 		t.Fatalf("want message-too-large error, got %.300s %v", msg, err)
 	}
 	reply, err = c.Call([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))

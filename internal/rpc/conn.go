@@ -89,7 +89,7 @@ func (s *Server) Deliver(msg []byte) {
 func (s *Server) DeliverError(err error) {
 	var tooLarge *TooLargeError
 	if errors.As(err, &tooLarge) {
-		s.reply(nil, nil, &Error{Code: CodeMessageTooLarge, Message: tooLarge.Error()})
+		s.reply(IDFromHead(tooLarge.Head), nil, &Error{Code: CodeMessageTooLarge, Message: tooLarge.Error()})
 		return
 	}
 	s.reply(nil, nil, Errorf(CodeParseError, "parse error: %v", err))

@@ -15,12 +15,21 @@ const DefaultMaxMessage = 8 << 20
 // TooLargeError reports a message over the size limit. The reader has
 // already skipped the rest of it, so the stream stays usable.
 type TooLargeError struct {
-	Size  int // bytes seen (at least Limit+1)
-	Limit int
+	Size  int    // the message's length in bytes, without its line ending
+	Limit int    // the limit it broke
+	Head  []byte // the first bytes of the message, to recover its id from
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("message too large: more than %d bytes (limit %d)", e.Size-1, e.Limit)
+	return fmt.Sprintf("message too large: %d bytes (the limit is %d)", e.Size, e.Limit)
+}
+
+// headSize is how much of an oversized message is kept to find its id.
+const headSize = 4096
+
+// NewTooLargeError describes msg, which broke limit.
+func NewTooLargeError(msg []byte, limit int) *TooLargeError {
+	return &TooLargeError{Size: len(msg), Limit: limit, Head: append([]byte(nil), msg[:min(len(msg), headSize)]...)}
 }
 
 // FrameReader reads newline-delimited JSON messages.
@@ -60,11 +69,16 @@ func (f *FrameReader) readLine() ([]byte, error) {
 	for {
 		chunk, err := f.r.ReadSlice('\n')
 		if len(buf)+len(chunk) > f.limit+1 {
-			size := len(buf) + len(chunk)
+			head := append(buf[:len(buf):len(buf)], chunk[:min(len(chunk), headSize)]...)
+			size, last := len(buf)+len(chunk), lastOf(chunk)
 			if errors.Is(err, bufio.ErrBufferFull) {
-				size += f.skipLine()
+				n, l := f.skipLine()
+				size, last = size+n, l
 			}
-			return nil, &TooLargeError{Size: size, Limit: f.limit}
+			if last == '\n' {
+				size-- // the line ending is not part of the message
+			}
+			return nil, &TooLargeError{Size: size, Limit: f.limit, Head: head[:min(len(head), headSize)]}
 		}
 		buf = append(buf, chunk...)
 		switch {
@@ -80,16 +94,27 @@ func (f *FrameReader) readLine() ([]byte, error) {
 	}
 }
 
-// skipLine discards input up to and including the next newline.
-func (f *FrameReader) skipLine() int {
-	n := 0
+// skipLine discards input up to and including the next newline. It returns
+// how many bytes it skipped and the last of them.
+func (f *FrameReader) skipLine() (int, byte) {
+	n, last := 0, byte(0)
 	for {
 		chunk, err := f.r.ReadSlice('\n')
 		n += len(chunk)
+		if len(chunk) > 0 {
+			last = chunk[len(chunk)-1]
+		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return n
+			return n, last
 		}
 	}
+}
+
+func lastOf(b []byte) byte {
+	if len(b) == 0 {
+		return 0
+	}
+	return b[len(b)-1]
 }
 
 // FrameWriter writes one message per line. It is safe for concurrent use:

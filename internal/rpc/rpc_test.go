@@ -42,8 +42,8 @@ func TestFrameReaderTooLargeSkipsAndContinues(t *testing.T) {
 	}
 	_, err = r.Read()
 	var tl *TooLargeError
-	if !errors.As(err, &tl) || tl.Limit != 100<<10 {
-		t.Fatalf("want TooLargeError, got %v", err)
+	if !errors.As(err, &tl) || tl.Limit != 100<<10 || tl.Size != len(big) {
+		t.Fatalf("want TooLargeError of %d bytes, got %v", len(big), err)
 	}
 	msg, err = r.Read()
 	if err != nil || string(msg) != `{"b":2}` {
@@ -57,6 +57,21 @@ func TestFrameReaderExactlyAtLimit(t *testing.T) {
 	msg, err := r.Read()
 	if err != nil || len(msg) != 1000 {
 		t.Fatalf("a message of exactly the limit is accepted: len %d, %v", len(msg), err)
+	}
+}
+
+func TestIDFromHead(t *testing.T) {
+	for head, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"x":"aaaa`: "42",
+		`{"id":"abc","params":{"x":"aaaa`:                                    `"abc"`,
+		`{"jsonrpc":"2.0","method":"m","params":{"x":"aaaa`:                  "",
+		`{"params":{"x":"aaaa"},"id":7}`:                                     "7",
+		`{"id":{"nested":1}}`:                                                "",
+		`[1,2`:                                                               "",
+	} {
+		if got := IDFromHead([]byte(head)).String(); got != want {
+			t.Errorf("IDFromHead(%s) = %q, want %q", head, got, want)
+		}
 	}
 }
 
@@ -106,10 +121,10 @@ func TestDecode(t *testing.T) {
 type replies struct {
 	t        *testing.T
 	allowDup bool // for the test that sends one id twice on purpose
-	mu   sync.Mutex
-	byID map[string][]map[string]any
-	all  []map[string]any
-	got  chan struct{}
+	mu       sync.Mutex
+	byID     map[string][]map[string]any
+	all      []map[string]any
+	got      chan struct{}
 }
 
 func newReplies(t *testing.T) *replies {

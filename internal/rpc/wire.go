@@ -180,3 +180,27 @@ func clip(b []byte, n int) string {
 	}
 	return string(b[:n]) + "…"
 }
+
+// IDFromHead recovers the id of a message from its first bytes, for replying
+// to a message too large to read whole. It walks the top-level members of
+// the object as far as the bytes go and returns the id if one was complete.
+func IDFromHead(head []byte) ID {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil
+		}
+		if key == "id" && len(value) > 0 && validID(value) {
+			return ID(value)
+		}
+	}
+	return nil
+}

@@ -263,8 +263,9 @@ class Connection:
             error = message.get("error")
             too_large = isinstance(error, dict) and error.get("code") == MessageTooLarge.code
             if request_id is None and too_large and self._pending:
-                # The runtime could not read the id of a message it refused
-                # for its size; the largest one waiting is that message.
+                # The runtime finds the id of a message it refused for its
+                # size in the message's first 4 KiB; when it could not, the
+                # largest request waiting is that message.
                 key = max(self._pending, key=lambda k: (self._pending[k].size, -k))
                 return self._pending.pop(key)
         return None
