@@ -89,7 +89,7 @@ func shellport_open(config *C.char) (h C.longlong) {
 	if config != nil {
 		cfg, cfgErr = runtime.ParseConfig([]byte(C.GoString(config)))
 	}
-	conn := inproc.Open(cfg, cfgErr, false)
+	conn := inproc.OpenOptions(runtime.Options{Config: cfg, ConfigErr: cfgErr, SpawnHelper: spawnHelper()})
 	handlesMu.Lock()
 	defer handlesMu.Unlock()
 	nextHandle++

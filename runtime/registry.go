@@ -2,7 +2,10 @@ package runtime
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/shellport/shellport/tools"
 )
@@ -43,12 +46,21 @@ func toolNames(profile string, testTools bool) []string {
 	return names
 }
 
-// buildTools constructs the tools of cfg's profile.
-func buildTools(cfg Config, host tools.Host) ([]tools.Tool, error) {
+// buildTools constructs the tools of cfg's profile. spawnHelper is the
+// default helper path (Options.SpawnHelper).
+func buildTools(cfg Config, host tools.Host, spawnHelper string) ([]tools.Tool, error) {
 	var list []tools.Tool
 	switch cfg.Profile {
 	case ProfilePersistent:
-		list = append(list, newPersistentBash(host, cfg.Tools["bash"]))
+		bc := cfg.Tools["bash"]
+		origin := "tools.bash.spawnHelper"
+		if bc.SpawnHelper == "" {
+			bc.SpawnHelper, origin = spawnHelper, "SHELLPORT_SPAWN_HELPER, or the helper shipped beside shellport"
+		}
+		if err := checkSpawnHelper(bc.SpawnHelper, origin); err != nil {
+			return nil, err
+		}
+		list = append(list, newPersistentBash(host, bc))
 	default:
 		list = append(list, newOneshotBash(host, cfg.Tools["bash"])...)
 	}
@@ -62,8 +74,30 @@ func buildTools(cfg Config, host tools.Host) ([]tools.Tool, error) {
 	return list, nil
 }
 
-func newRegistry(cfg Config, host tools.Host) (*registry, error) {
-	list, err := buildTools(cfg, host)
+// checkSpawnHelper fails unless path is empty (direct spawning) or an
+// executable file: a helper that cannot run is reported now, by name,
+// rather than at the first shell start, and never replaced by direct
+// spawning.
+func checkSpawnHelper(path, origin string) error {
+	if path == "" {
+		return nil
+	}
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("spawn helper %q (from %s) does not exist", path, origin)
+	case err != nil:
+		return fmt.Errorf("spawn helper %q (from %s): %w", path, origin, err)
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("spawn helper %q (from %s) is not a regular file", path, origin)
+	case info.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("spawn helper %q (from %s) is not executable (chmod +x it, or point the setting elsewhere)", path, origin)
+	}
+	return nil
+}
+
+func newRegistry(cfg Config, host tools.Host, spawnHelper string) (*registry, error) {
+	list, err := buildTools(cfg, host, spawnHelper)
 	if err != nil {
 		return nil, err
 	}

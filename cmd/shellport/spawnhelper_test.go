@@ -200,4 +200,3 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
-
