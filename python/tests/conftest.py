@@ -28,7 +28,7 @@ TRANSPORTS = ["library", "process"]
 _BUILD_HINT = (
     "build them first: `go build -buildmode=c-shared -o python/src/shellport/_native/"
     "libshellport.so ./capi && go build -o python/src/shellport/_native/shellport "
-    "./cmd/shellport` (or `make build`), or set SHELLPORT_LIBRARY_PATH / SHELLPORT_BINARY_PATH"
+    "./cmd/shellport` (or `make native`), or set SHELLPORT_LIBRARY_PATH / SHELLPORT_BINARY_PATH"
 )
 
 
