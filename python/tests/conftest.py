@@ -1,7 +1,7 @@
 """Fixtures shared by the API tests: every API test runs on both transports.
 
 The native files come from SHELLPORT_LIBRARY_PATH / SHELLPORT_BINARY_PATH when
-set, else from the package's _native/ directory (``make build`` puts them
+set, else from the package's _native/ directory (``make native`` puts them
 there). Missing files fail the run with instructions rather than skipping:
 a green run must mean both transports were exercised.
 """
