@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -164,4 +167,74 @@ func TestCallCommand(t *testing.T) {
 	if code := run([]string{"call", "_echo", "{not json"}, nil, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "not valid JSON") {
 		t.Fatalf("bad json: %d %q", code, errOut.String())
 	}
+}
+
+// TestServeKillsEverythingAtEndOfInput starts a background job in a
+// persistent shell and a one-shot background task, then closes stdin: serve
+// must exit and leave neither process alive.
+func TestServeKillsEverythingAtEndOfInput(t *testing.T) {
+	for _, profile := range []string{"persistent", "oneshot"} {
+		t.Run(profile, func(t *testing.T) {
+			s := startServe(t, "--config", fmt.Sprintf(`{"profile":%q}`, profile))
+			args := `{"command":"sleep 1000 & echo PID=$!"}`
+			if profile == "oneshot" {
+				args = `{"command":"echo PID=$$; exec sleep 1000","description":"sleep in the background","run_in_background":true}`
+			}
+			steps := []transcript.Step{
+				{Line: 1, Send: []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","id":"k"}}`)},
+				{Line: 2, Expect: []byte(`{"id":1,"result":{"session":"k"}}`)},
+				{Line: 3, Send: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"session":"k","name":"bash","arguments":` + args + `}}`)},
+			}
+			if err := transcript.Run(s, steps, 20*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			pid := awaitPID(t, s, profile)
+			if !alive(pid) {
+				t.Fatalf("pid %d is not running before the end of input", pid)
+			}
+			_ = s.in.Close()
+			select {
+			case code := <-s.exit:
+				s.exit <- code
+			case <-time.After(15 * time.Second):
+				t.Fatal("serve did not exit at end of input")
+			}
+			if alive(pid) {
+				t.Fatalf("pid %d outlived serve", pid)
+			}
+		})
+	}
+}
+
+// awaitPID reads the PID=N line the command printed: from the reply in the
+// persistent profile, from the task's output in the one-shot one.
+func awaitPID(t *testing.T, s *stdio, profile string) int {
+	t.Helper()
+	re := regexp.MustCompile(`PID=(\d+)`)
+	for attempt := 0; attempt < 50; attempt++ {
+		if profile == "oneshot" && attempt > 0 {
+			_ = s.Send([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"session":"k","name":"bash_output","arguments":{"task_id":"bash-1"}}}`, 100+attempt)))
+		}
+		msg, err := s.Recv(10 * time.Second)
+		if err != nil || msg == nil {
+			t.Fatalf("no reply: %v", err)
+		}
+		if m := re.FindSubmatch(msg); m != nil {
+			pid, _ := strconv.Atoi(string(m[1]))
+			return pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the command never printed its pid")
+	return 0
+}
+
+// alive reports whether pid runs (a zombie counts as dead).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
