@@ -22,7 +22,7 @@ func (t *tool) strReplace(ctx context.Context, path, oldStr, newStr string) (*to
 	return t.modify(ctx, path, func(data []byte) (change, error) {
 		return planReplace(data, oldStr, newStr, path)
 	}, func(c change, data []byte) string {
-		return fmt.Sprintf("Replaced the text at line %d of %s.", lineOf(data, c.start), path)
+		return fmt.Sprintf("Replaced the text at line %d of %s.", c.startLine, path)
 	})
 }
 
@@ -94,7 +94,7 @@ func resolve(path string) (string, error) {
 // the change without assembling the new file. It also returns the last
 // line the change touched.
 func (t *tool) snippet(data []byte, c change, budget int) (string, int) {
-	startLine := lineOf(data, c.start)
+	startLine := c.startLine
 	cs := bytes.LastIndexByte(data[:c.start], '\n') + 1
 	back := 0
 	for ; back < snippetContext && cs > 0; back++ {

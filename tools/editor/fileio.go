@@ -153,11 +153,11 @@ func loadForEdit(path, real string) (fs.FileInfo, []byte, error) {
 	if err != nil {
 		return nil, nil, pathErr("read", path, err)
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
+	switch nul, bad := checkText(data); {
+	case nul:
 		return nil, nil, fmt.Errorf("%s looks like a %w (it contains NUL bytes); this tool edits text files only, so it was left unchanged", path, errBinary)
-	}
-	if !utf8.Valid(data) {
-		return nil, nil, fmt.Errorf("%s is %w (first invalid byte on line %d); it was left unchanged, since this tool edits UTF-8 text only. Use bash to edit files in other encodings", path, errNotUTF8, lineOf(data, firstInvalid(data)))
+	case bad >= 0:
+		return nil, nil, fmt.Errorf("%s is %w (first invalid byte on line %d); it was left unchanged, since this tool edits UTF-8 text only. Use bash to edit files in other encodings", path, errNotUTF8, lineOf(data, bad))
 	}
 	return fi, data, nil
 }
@@ -174,21 +174,22 @@ func checkWritable(path string) error {
 	return f.Close()
 }
 
-// firstInvalid returns the offset of the first byte that is not part of a
-// valid UTF-8 sequence, or -1.
-func firstInvalid(b []byte) int {
+// checkText reports whether b holds a NUL byte and the offset of the first
+// byte that is not valid UTF-8 (-1 if none). The standard library's
+// vectorised scans beat a hand-rolled single pass here.
+func checkText(b []byte) (nul bool, bad int) {
+	nul = bytes.IndexByte(b, 0) >= 0
+	if utf8.Valid(b) {
+		return nul, -1
+	}
 	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
 		r, n := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && n == 1 {
-			return i
+			return nul, i
 		}
 		i += n
 	}
-	return -1
+	return nul, -1
 }
 
 // lineOf returns the 1-based line holding byte offset off.

@@ -347,3 +347,4 @@ func FuzzEditFile(f *testing.F) {
 		noDebris(t, dir)
 	})
 }
+

@@ -51,7 +51,11 @@ func planInsert(data []byte, after int, text string, path string) (change, error
 		off = lineStart(data, after)
 		ins = concat(body, eol)
 	}
-	return change{start: off, end: off, text: ins, firstLine: after + 1}, nil
+	line := after + 1 // the line holding off: the first new one, or the last old one when appending to it
+	if off == len(data) && len(data) > 0 && data[len(data)-1] != '\n' {
+		line = after
+	}
+	return change{start: off, end: off, text: ins, startLine: line, firstLine: after + 1}, nil
 }
 
 // lineStart returns the offset just after the n-th newline (n ≥ 1).

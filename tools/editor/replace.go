@@ -17,8 +17,10 @@ var crlf = []byte("\r\n")
 type change struct {
 	start, end int
 	text       []byte
-	// firstLine is the first line (of the new file) whose text differs.
-	firstLine int
+	// startLine is the line holding start; firstLine is the first line (of
+	// the new file) whose text differs. Counting lines is a pass over the
+	// file, so it is done once, here.
+	startLine, firstLine int
 }
 
 // planReplace finds the one place old occurs in data and returns the
@@ -51,9 +53,10 @@ func planReplace(data []byte, oldStr, newStr string, path string) (change, error
 		return change{}, fmt.Errorf("old_str and new_str differ only in line endings, which the edit would match to the file's; there is nothing to change")
 	}
 	same := commonPrefix(pat, text)
+	line := lineOf(data, start)
 	return change{
 		start: start, end: start + len(pat), text: text,
-		firstLine: lineOf(data, start) + bytes.Count(text[:same], nl),
+		startLine: line, firstLine: line + bytes.Count(text[:same], nl),
 	}, nil
 }
 
@@ -77,8 +80,9 @@ func variants(old []byte) [][]byte {
 // findAll counts the occurrences of pat in data, overlapping ones included,
 // and returns the offsets of the first keep of them.
 func findAll(data, pat []byte, keep int) (count int, starts []int) {
+	f := newFinder(pat, data)
 	for i := 0; i <= len(data); {
-		j := bytes.Index(data[i:], pat)
+		j := f.index(data[i:])
 		if j < 0 {
 			break
 		}

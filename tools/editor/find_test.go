@@ -1,0 +1,35 @@
+package editor
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The rare-byte search finds exactly what a naive scan finds, overlapping
+// matches included, also when the "rare" byte is common in the file (the
+// fallback path).
+func TestFindAllMatchesNaive(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 5))
+	for _, alphabet := range []string{"ab", "ab1", "xyz_\n", "aaaaaaaab", "e t\n{}"} {
+		for range 300 {
+			data := make([]byte, rng.IntN(3000))
+			for i := range data {
+				data[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			pat := make([]byte, 1+rng.IntN(6))
+			for i := range pat {
+				pat[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			count, starts := findAll(data, pat, 1<<30)
+			if want := naiveCount(data, pat); count != want {
+				t.Fatalf("findAll(%q) in %d bytes = %d, naive %d", pat, len(data), count, want)
+			}
+			for k, s := range starts {
+				if string(data[s:s+len(pat)]) != string(pat) || (k > 0 && s <= starts[k-1]) {
+					t.Fatalf("bad start %d for %q", s, pat)
+				}
+			}
+		}
+	}
+}
