@@ -347,4 +347,3 @@ func FuzzEditFile(f *testing.F) {
 		noDebris(t, dir)
 	})
 }
-
