@@ -59,6 +59,9 @@ func (t *tool) call(ctx context.Context, call *tools.Call) (*tools.Result, error
 // checkArgs checks what can be checked before touching the file system, so
 // a malformed call never causes I/O.
 func checkArgs(p *params) error {
+	if len(p.ViewRange) == 0 {
+		p.ViewRange = nil // some clients send [] for "not given"
+	}
 	allowed, ok := commands[p.Command]
 	switch {
 	case p.Command == "":

@@ -1,7 +1,9 @@
 package editor
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -162,4 +164,27 @@ func TestPaths(t *testing.T) {
 	// Unclean absolute paths are cleaned.
 	got := ok(t, tl, map[string]any{"command": "view", "path": cwd + "/./src/../src/main.go"})
 	contains(t, got, "     1\tx")
+}
+
+// A cancelled call returns the context's error (the runtime reports it)
+// and changes nothing.
+func TestCancelled(t *testing.T) {
+	t.Parallel()
+	p := writeFile(t, "f.txt", "a\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	raw, _ := json.Marshal(replaceArgs(p, "a", "b"))
+	res, err := newTool(t, 0).Call(ctx, &tools.Call{Arguments: raw})
+	if !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("cancelled call: %v, %+v", err, res)
+	}
+	wantFile(t, p, "a\n")
+}
+
+func TestEmptyViewRangeIsUnset(t *testing.T) {
+	t.Parallel()
+	p := writeFile(t, "f.txt", "a\n")
+	if got := ok(t, newTool(t, 0), map[string]any{"command": "view", "path": p, "view_range": []int{}}); got != "     1\ta" {
+		t.Fatalf("view = %q", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -62,11 +63,15 @@ func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (chang
 		return nil, err
 	}
 	if err := replaceFile(real, fi, data[:c.start], c.text, data[c.end:]); err != nil {
-		return nil, fmt.Errorf("cannot write %s: %s; the file was left unchanged", path, osReason(err))
+		name := path
+		if real != path {
+			name = fmt.Sprintf("%s (reached through %s)", real, path)
+		}
+		return nil, fmt.Errorf("cannot write %s: %s; the file was left unchanged", name, osReason(err))
 	}
 	head := summary(c, data)
 	link := ""
-	if real != path {
+	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {
 		link = fmt.Sprintf("\n[%s is a symbolic link; the edit went to %s and the link was kept]", path, real)
 	}
 	snip, last := t.snippet(data, c, t.maxOut-noteReserve-utf8.RuneCountInString(head)-utf8.RuneCountInString(link))

@@ -75,6 +75,14 @@ func TestEditReadOnlyDirLeavesOriginal(t *testing.T) {
 	wantFile(t, p, "precious\n")
 	contains(t, fails(t, tl, map[string]any{"command": "create", "path": filepath.Join(dir, "new.txt"), "file_text": "x"}), "cannot create")
 	noDebris(t, dir)
+
+	// Through a symlink, the error names the file that could not be written.
+	link := filepath.Join(t.TempDir(), "link.txt")
+	if err := os.Symlink(p, link); err != nil {
+		t.Fatal(err)
+	}
+	contains(t, fails(t, tl, replaceArgs(link, "precious", "gone")), "cannot write "+p+" (reached through "+link+")")
+	wantFile(t, p, "precious\n")
 }
 
 // Issue 5: a write that fails half-way (here: the file size limit, which
