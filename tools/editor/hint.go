@@ -45,9 +45,12 @@ func diagnose(data []byte, oldStr string) string {
 	switch {
 	case best.depth < 0:
 		return "hint: no line of old_str occurs in the file; it may have changed since you last viewed it. View it again and copy the text exactly"
+	case best.depth == len(oldLines) && best.crlf > 0 && best.lf > 0:
+		return fmt.Sprintf("hint: old_str matches line %d onwards except for line endings: the file mixes CRLF and LF there (%d CRLF, %d LF), and old_str must match them exactly. Use \\r\\n where the file has CRLF, or replace fewer lines at a time",
+			best.line, best.crlf, best.lf)
 	case best.depth == len(oldLines):
 		return fmt.Sprintf("hint: old_str matches line %d onwards if whitespace is ignored, so only whitespace differs: %s. Copy the lines exactly as view shows them; tabs appear as real tab characters",
-			best.line, whitespaceKind(best.fileLines, oldLines))
+			best.line, whitespaceKind(best))
 	}
 	m := best.depth
 	return fmt.Sprintf("hint: the closest place starts on line %d, but line %d of old_str differs from line %d of the file:\n  old_str: %s\n  file:    %s",
@@ -60,6 +63,8 @@ type placeMatch struct {
 	depth     int      // lines of old_str that agree, ignoring whitespace
 	mismatch  string   // the file line where they stop agreeing
 	fileLines []string // the file lines compared
+	oldLines  []string // the lines of old_str
+	crlf, lf  int      // endings of the compared lines that old_str spans
 }
 
 // anchorLines returns the start offsets of up to maxCandidates lines of data
@@ -92,7 +97,7 @@ func comparePlace(data []byte, ls, j int, oldLines []string) placeMatch {
 		}
 		start = bytes.LastIndexByte(data[:start-1], '\n') + 1
 	}
-	m := placeMatch{line: lineOf(data, start)}
+	m := placeMatch{line: lineOf(data, start), oldLines: oldLines}
 	off := start
 	for i, ol := range oldLines {
 		if off > len(data) || (off == len(data) && i > 0 && ol != "") {
@@ -109,6 +114,13 @@ func comparePlace(data []byte, ls, j int, oldLines []string) placeMatch {
 			return m
 		}
 		m.fileLines = append(m.fileLines, fl)
+		if i < len(oldLines)-1 && off+end < len(data) { // a line break inside old_str
+			if end > 0 && data[off+end-1] == '\r' {
+				m.crlf++
+			} else {
+				m.lf++
+			}
+		}
 		m.depth = i + 1
 		off += end + 1
 	}
@@ -136,10 +148,10 @@ func squash(s string) string {
 
 // whitespaceKind names the whitespace difference between lines that agree
 // once whitespace is ignored.
-func whitespaceKind(fileLines, oldLines []string) string {
+func whitespaceKind(m placeMatch) string {
 	tabsInFile, tabsInOld, indent, trailing := false, false, false, false
-	for i, fl := range fileLines {
-		ol := oldLines[i]
+	for i, fl := range m.fileLines {
+		ol := m.oldLines[i]
 		fi, oi := leadingSpace(fl), leadingSpace(ol)
 		if i > 0 || len(oi) > 0 { // the first line of old_str may start mid-line
 			switch {

@@ -224,3 +224,13 @@ func TestStrReplaceTooLarge(t *testing.T) {
 	}
 	contains(t, fails(t, newTool(t, 0), replaceArgs(p, "a", "b")), "too large to edit", "sed")
 }
+
+// Issue 5: in a file that mixes CRLF and LF, a plain-newline old_str
+// cannot match across both; the hint says so.
+func TestStrReplaceMixedEndingsHint(t *testing.T) {
+	t.Parallel()
+	p := writeFile(t, "mixed.txt", "a\r\nb\nc\r\n")
+	got := fails(t, newTool(t, 0), replaceArgs(p, "a\nb\nc", "x"))
+	contains(t, got, "except for line endings: the file mixes CRLF and LF there (1 CRLF, 1 LF)")
+	wantFile(t, p, "a\r\nb\nc\r\n")
+}
