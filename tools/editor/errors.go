@@ -20,7 +20,7 @@ var (
 	errNotFound    = errors.New("does not exist")
 	errNoMatch     = errors.New("no match for old_str")
 	errManyMatches = errors.New("old_str is not unique")
-	errTooLarge    = errors.New("file too large to edit")
+	errTooLarge    = errors.New("too large to edit")
 )
 
 // osReason turns an OS error into a few words without the path it carries,
