@@ -26,7 +26,7 @@ func (rt *Runtime) accept(req *rpc.Request) rpc.Answer {
 		rt.exitOnce.Do(func() { close(rt.exit) })
 		return rpc.Answer{}
 	case "shutdown":
-		return done(rt.shutdownNow())
+		return rt.shutdownGracefully()
 	}
 	if err := rt.ensureInit(); err != nil {
 		return fail(err)
@@ -198,15 +198,25 @@ func (rt *Runtime) sessionClose(params json.RawMessage) rpc.Answer {
 	})
 }
 
-// shutdownNow kills every process the tools started and refuses further
-// calls. It runs in line, so nothing delivered after it starts work, and a
-// client that closes its end right after the reply loses nothing.
-func (rt *Runtime) shutdownNow() (any, error) {
+// shutdownGracefully refuses new work at once (in line, so nothing sent
+// after it starts), lets the tool calls already admitted finish — they are
+// bounded by their own timeouts, and the client may still cancel them — then
+// kills every process the tools started and answers.
+func (rt *Runtime) shutdownGracefully() rpc.Answer {
 	rt.mu.Lock()
 	rt.shutdown = true
 	rt.mu.Unlock()
-	if err := rt.closeTools(); err != nil {
-		return nil, err
-	}
-	return struct{}{}, nil
+	return async(func(ctx context.Context) (any, error) {
+		drained := make(chan struct{})
+		go func() { rt.calls.Wait(); close(drained) }()
+		select {
+		case <-drained:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if err := rt.closeTools(); err != nil {
+			return nil, err
+		}
+		return struct{}{}, nil
+	})
 }

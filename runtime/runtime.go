@@ -73,6 +73,7 @@ type Runtime struct {
 	nextSession int
 	shutdown    bool
 
+	calls     sync.WaitGroup // admitted tool calls not yet answered
 	nextCall  atomic.Int64
 	exitOnce  sync.Once
 	exit      chan struct{}
@@ -125,6 +126,14 @@ func (rt *Runtime) maxMessage() int {
 
 // ExitRequested is closed when the client sent the exit notification.
 func (rt *Runtime) ExitRequested() <-chan struct{} { return rt.exit }
+
+// Drain stops taking requests and waits until every request already
+// delivered has been answered, or ctx ends. The executable drains at end of
+// input, so a script that pipes its requests and closes stdin still gets
+// every reply.
+func (rt *Runtime) Drain(ctx context.Context) error {
+	return rt.srv.Close(ctx)
+}
 
 // Close ends every session, kills every process the tools started, answers
 // in-flight requests (as cancelled), and removes the spill directory. It is

@@ -66,7 +66,9 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 		release()
 		return done(errorResult(m, call, "invalid arguments: strings must not contain NUL (\\u0000) characters"), nil)
 	}
+	rt.calls.Add(1)
 	return async(func(ctx context.Context) (any, error) {
+		defer rt.calls.Done()
 		defer release()
 		if wait != nil {
 			select {

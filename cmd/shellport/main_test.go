@@ -238,3 +238,25 @@ func alive(pid int) bool {
 	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
+
+// TestServePipedScriptGetsEveryReply pipes a call, a shutdown and the end
+// of input at once, the way `shellport serve < requests.jsonl` does: the
+// call must still be answered with its result, not cancelled.
+func TestServePipedScriptGetsEveryReply(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"config":{"testTools":true}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"_sleep","arguments":{"ms":300}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"shutdown"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"_echo","arguments":{}}}`,
+	}, "\n") + "\n"
+	var out, errOut bytes.Buffer
+	if code := run([]string{"serve"}, strings.NewReader(in), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	replies := out.String()
+	for _, want := range []string{`"id":2,"result":{"content":[{"type":"text","text":"slept"}]`, `"id":3,"result":{}`, `"id":4,"error":{"code":-32003`} {
+		if !strings.Contains(replies, want) {
+			t.Errorf("missing %s in:\n%s", want, replies)
+		}
+	}
+}

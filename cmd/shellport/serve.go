@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/shellport/shellport/internal/rpc"
 	"github.com/shellport/shellport/runtime"
@@ -60,6 +62,19 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(logw, "shellport serve: read stdin: %v\n", err)
 			code = 1
 		}
+		// Answer what was already asked: every call is bounded by its tool's
+		// timeout, and an exit notification or a signal cuts the wait short.
+		ctx, cancel := context.WithTimeout(context.Background(), drainLimit)
+		go func() {
+			select {
+			case <-rt.ExitRequested():
+			case <-signals:
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		_ = rt.Drain(ctx) // on timeout Close below cancels what is left
+		cancel()
 	case <-rt.ExitRequested():
 	case sig := <-signals:
 		fmt.Fprintf(logw, "shellport serve: %v: shutting down\n", sig)
@@ -69,6 +84,10 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return code
 }
+
+// drainLimit bounds the wait for in-flight calls at end of input; it is a
+// little over the longest timeout a call may ask for.
+const drainLimit = 11 * time.Minute
 
 // readLoop feeds every frame to the runtime until end of input.
 func readLoop(rt *runtime.Runtime, stdin io.Reader) error {
