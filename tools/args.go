@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 )
@@ -40,6 +41,8 @@ func argError(err error) error {
 		return fmt.Errorf("invalid arguments: %q must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 	case errors.As(err, &syntaxErr):
 		return fmt.Errorf("invalid arguments: malformed JSON at byte %d", syntaxErr.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("invalid arguments: malformed JSON: the arguments end too early")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return fmt.Errorf("invalid arguments: unknown argument %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
