@@ -21,9 +21,9 @@ import (
 const testWait = 30 * time.Second
 
 type fixture struct {
-	t    *testing.T
-	tool *Tool
-	cwd  string
+	t     *testing.T
+	tool  *Tool
+	cwd   string
 	spill string
 }
 
@@ -173,3 +173,40 @@ func TestMain(m *testing.M) {
 }
 
 func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+func (f *fixture) sessionOf(id string) *session {
+	f.tool.mu.Lock()
+	defer f.tool.mu.Unlock()
+	return f.tool.sessions[id]
+}
+
+// writeFIFO writes to a FIFO a command reads; opening blocks until the
+// command opens its end.
+func (f *fixture) writeFIFO(path, text string) {
+	f.t.Helper()
+	w, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteString(text); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// eventually polls cond until it holds, for states reached asynchronously.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not reached after %v", what, testWait)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func eventuallyFile(t *testing.T, path string) {
+	t.Helper()
+	eventually(t, path+" exists", func() bool { _, err := os.Stat(path); return err == nil })
+}

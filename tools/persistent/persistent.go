@@ -7,15 +7,17 @@
 // # Delivering a command
 //
 // A command never passes through the terminal's line discipline as typed
-// input. Each shell gets a private directory (mode 0700) holding a command
-// file and two FIFOs, and runs a one-line driver loop (bootScript) given
-// with bash -c. For each call the tool writes the command verbatim to the
-// command file and "r" to the control FIFO; the loop reads the whole file
-// into a variable and evals it at top level. So here-documents, a trailing
-// &, a trailing # comment, unbalanced quotes, !, tabs and very long lines
-// behave exactly as in a script, and a syntax error comes straight back
-// with bash's message. The terminal stays the command's stdin, stdout and
-// stderr; nothing is ever typed into it.
+// input. Each shell gets a private directory (mode 0700) with an inbox file
+// and two FIFOs, and runs a one-line driver loop (bootScript) given with
+// bash -c; once the shell has opened them, their names are unlinked, so no
+// command can reach them by path. For each call the tool appends the
+// command verbatim, NUL-terminated, to the inbox and writes one byte to the
+// control FIFO; the loop reads the command into a variable and evals it at
+// top level. So here-documents, a trailing &, a trailing # comment,
+// unbalanced quotes, !, tabs and very long lines behave exactly as in a
+// script, and a syntax error comes straight back with bash's message. The
+// terminal stays the command's stdin, stdout and stderr; nothing is ever
+// typed into it.
 //
 // The shell runs without job control (as a script does): background jobs
 // persist and `jobs`, `wait` and `kill %1` work, but bash prints no "[1]+
@@ -26,12 +28,12 @@
 //
 // Each call ends on a new random 128-bit marker (crypto/rand, 32 hex
 // digits). When the command finishes, the loop writes "d" to the return
-// FIFO; only then does the tool send the marker to the shell, in two
-// halves on the control FIFO, and the loop prints them joined, followed by
-// the exit status, to the terminal. The halves are unset at once, so
-// during a command the marker exists nowhere in the shell, and at no time
-// does the shell hold the joined marker: no `set`, `declare -f`, `env`,
-// `history`, `trap -p` or `cat` of the private files can reveal it, and
+// FIFO; only then does the tool send the marker to the shell, as two
+// halves in the inbox, and the loop prints them joined, followed by the
+// exit status, to the terminal. The variable holding the halves is emptied
+// at once, so during a command the marker exists nowhere in the shell, and
+// at no time does the shell hold the joined marker: no `set`, `declare -f`,
+// `env`, `history`, `trap -p` or `cat` of a file can reveal it, and
 // printing it by accident is a 2^-128 event. The frame is found anywhere in
 // the stream, so output without a final newline is returned intact.
 //

@@ -2,9 +2,6 @@ package persistent
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -22,6 +19,10 @@ const stopGrace = 500 * time.Millisecond
 func escalation() [3]syscall.Signal {
 	return [3]syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}
 }
+
+// testOnlyAfterFrame, when set by a test, runs once a call's end frame has
+// arrived and before the call checks its context.
+var testOnlyAfterFrame func()
 
 // outcome is how one command went.
 type outcome struct {
@@ -45,23 +46,23 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration)
 	if err != nil {
 		return outcome{}, err
 	}
-	if err := os.WriteFile(filepath.Join(s.dir, cmdFile), []byte(command), 0o600); err != nil {
-		return outcome{}, fmt.Errorf("persistent: write command file: %w", err)
-	}
 	c := &callState{marker: marker, halves: halves, finished: make(chan struct{}), cmdDone: make(chan struct{})}
 	s.mu.Lock()
 	s.call = c
 	s.last = marker
 	s.scan.arm(marker)
 	s.mu.Unlock()
-	if _, err := s.ctl.Write([]byte("r\n")); err != nil {
-		return outcome{}, fmt.Errorf("persistent: hand command to shell: %w", err)
+	if err := s.send(append([]byte(command), 0)); err != nil {
+		return outcome{}, err
 	}
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case <-c.finished:
+		if testOnlyAfterFrame != nil {
+			testOnlyAfterFrame()
+		}
 		if ctx.Err() != nil {
 			s.cancel(c)
 			return outcome{}, ctx.Err()

@@ -35,15 +35,17 @@ type shellConfig struct {
 }
 
 // shell is one bash on a terminal, driven through its private directory:
-// a command file, a control FIFO it reads and a return FIFO it writes (see
-// bootScript). A reader goroutine drains the terminal at all times into
-// the current capture, and a second one answers the shell's "done" lines.
+// an inbox file the tool appends to, a control FIFO the shell reads and a
+// return FIFO it writes (see bootScript). A reader goroutine drains the
+// terminal at all times into the current capture, and a second one answers
+// the shell's "done" bytes.
 type shell struct {
-	cfg  shellConfig
-	proc *pty.Process
-	dir  string
-	ctl  *os.File
-	ret  *os.File
+	cfg   shellConfig
+	proc  *pty.Process
+	dir   string
+	inbox *os.File
+	ctl   *os.File
+	ret   *os.File
 
 	readDone chan struct{}
 	retDone  chan struct{}
@@ -85,8 +87,11 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) 
 			return nil, err
 		}
 	}
-	// Opened read-write, neither end ever blocks on open or sees EOF, and
-	// the shell dying never makes a write fail.
+	if s.inbox, err = os.OpenFile(filepath.Join(dir, inboxFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
+		return nil, fmt.Errorf("persistent: create inbox: %w", err)
+	}
+	// Opened read-write, neither end of a FIFO ever blocks on open or sees
+	// EOF, and the shell dying never makes a write fail.
 	if s.ctl, err = os.OpenFile(filepath.Join(dir, ctlFile), os.O_RDWR, 0); err != nil {
 		return nil, fmt.Errorf("persistent: open control FIFO: %w", err)
 	}
@@ -154,15 +159,16 @@ func (s *shell) retLoop() {
 	defer close(s.retDone)
 	r := bufio.NewReaderSize(s.ret, 16)
 	for {
-		line, err := r.ReadSlice('\n')
-		if err != nil && err != bufio.ErrBufferFull {
+		b, err := r.ReadByte()
+		if err != nil {
 			return
 		}
-		if string(line) == "u\n" {
-			// The shell has both FIFOs open; without names no command can
-			// open them, block on them or read from them.
-			_ = os.Remove(filepath.Join(s.dir, ctlFile)) // Best effort.
-			_ = os.Remove(filepath.Join(s.dir, retFile)) // Best effort.
+		if b == 'u' {
+			// The shell has its descriptors open; without names no command
+			// can open the inbox or the FIFOs, block on them or read them.
+			for _, name := range []string{inboxFile, ctlFile, retFile} {
+				_ = os.Remove(filepath.Join(s.dir, name)) // Best effort.
+			}
 			continue
 		}
 		s.mu.Lock()
@@ -173,11 +179,22 @@ func (s *shell) retLoop() {
 			}
 			if !c.sent && !c.abandon {
 				c.sent = true
-				_, _ = s.ctl.Write(c.halves) // Cannot fail: the FIFO is ours read-write.
+				_ = s.send(c.halves) // A failure shows as a timeout.
 			}
 		}
 		s.mu.Unlock()
 	}
+}
+
+// send appends msg (NUL-terminated) to the inbox and wakes the shell.
+func (s *shell) send(msg []byte) error {
+	if _, err := s.inbox.Write(msg); err != nil {
+		return fmt.Errorf("persistent: write inbox: %w", err)
+	}
+	if _, err := s.ctl.Write([]byte{'r'}); err != nil {
+		return fmt.Errorf("persistent: wake shell: %w", err)
+	}
+	return nil
 }
 
 // dead reports whether the shell has exited.
@@ -227,7 +244,7 @@ func (s *shell) close() {
 }
 
 func (s *shell) closeFiles() {
-	for _, f := range []*os.File{s.ctl, s.ret} {
+	for _, f := range []*os.File{s.inbox, s.ctl, s.ret} {
 		if f != nil {
 			_ = f.Close() // Best effort.
 		}
