@@ -1,0 +1,273 @@
+package persistent
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// clean runs a whole stream through a cleaner, fed in pieces of the given
+// sizes (cycled; empty means one piece).
+func clean(data []byte, sizes []int) (string, int) {
+	var out bytes.Buffer
+	c := newCleaner(func(p []byte) { out.Write(p) })
+	for i := 0; len(data) > 0; i++ {
+		n := len(data)
+		if len(sizes) > 0 {
+			n = min(max(sizes[i%len(sizes)], 1), len(data))
+		}
+		c.write(data[:n])
+		data = data[n:]
+	}
+	c.flush()
+	return out.String(), c.invalid
+}
+
+func TestCleaner(t *testing.T) {
+	cases := []struct {
+		in, want string
+		invalid  int
+	}{
+		{"plain\nlines\n", "plain\nlines\n", 0},
+		{"no newline", "no newline", 0},
+		{"\x1b[1;31mred\x1b[0m\n", "red\n", 0},
+		{"\x1b]0;window title\x07after\n", "after\n", 0},
+		{"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\n", "link\n", 0},
+		{"\x1bP1$r0m\x1b\\dcs gone\n", "dcs gone\n", 0},
+		{"\x1b(Bcharset\x1b=\n", "charset\n", 0},
+		{"\x1b[?2004hbracketed\x1b[?2004l\n", "bracketed\n", 0},
+		{"10%\r50%\r100%\n", "100%\n", 0},
+		{"abcdef\rXY\n", "XYcdef\n", 0},
+		{"line\r\n", "line\n", 0},
+		{"ab\bc\n", "ac\n", 0},
+		{"\b\bx\n", "x\n", 0},
+		{"working...\r\x1b[Kdone\n", "done\n", 0},
+		{"abcdef\r\x1b[3C\x1b[K\n", "abc\n", 0},
+		{"abcdef\x1b[3D\x1b[1K\n", "    ef\n", 0},
+		{"abc\x1b[2Kxy\n", "   xy\n", 0},
+		{"\x1b[10Gx\n", "         x\n", 0},
+		{"tab\there\n", "tab\there\n", 0},
+		{"bell\x07 nul\x00 del\x7f\n", "bell nul del\n", 0},
+		{"caf\xc3\xa9 \xe2\x82\xac\n", "café €\n", 0},
+		{"bad \xff\xfe bytes\n", "bad \ufffd\ufffd bytes\n", 2},
+		{"cut \xe2\x82", "cut \ufffd\ufffd", 2},
+		{"c1 \u009b31mcsi\u009b0m \u0085nel\n", "c1 csi nel\n", 0},
+		{"\x1b[" + strings.Repeat("1", 100) + "text\n", strings.Repeat("1", 100-maxCSI-1) + "text\n", 0},
+		{"\x1b]" + strings.Repeat("x", maxString+5) + "\n", "xxxx\n", 0},
+	}
+	for _, c := range cases {
+		for _, sizes := range [][]int{nil, {1}, {2, 3}, {7}} {
+			got, invalid := clean([]byte(c.in), sizes)
+			if got != c.want || invalid != c.invalid {
+				t.Errorf("clean(%q) in pieces %v = %q (%d invalid), want %q (%d)", c.in, sizes, got, invalid, c.want, c.invalid)
+			}
+		}
+	}
+}
+
+// A line with no newline and no carriage return is passed on in pieces, so
+// the cleaner's memory stays bounded.
+func TestCleanerBoundsLongLines(t *testing.T) {
+	var pieces int
+	c := newCleaner(func(p []byte) { pieces++ })
+	c.write(bytes.Repeat([]byte("y"), 3*maxLineRunes+5))
+	if pieces < 3 || len(c.line) > maxLineRunes {
+		t.Fatalf("%d pieces, %d runes held", pieces, len(c.line))
+	}
+}
+
+func FuzzCleaner(f *testing.F) {
+	for _, seed := range []string{
+		"plain\n", "\x1b[31mred\x1b[0m\n", "10%\r100%\n", "\x1b]0;t\x07x", "bad\xff\n", "\xe2\x82\xac",
+		"a\bb\x1b[Kc\r\n", "\x1b[5Gx\x1b[2D\x1b[1K", "\u009b1m", "\x1bP\x1b\\", "\x1b\x1b[",
+	} {
+		f.Add([]byte(seed), []byte{1, 2, 3})
+	}
+	f.Fuzz(func(t *testing.T, data, split []byte) {
+		sizes := make([]int, len(split))
+		for i, b := range split {
+			sizes[i] = int(b)
+		}
+		whole, inv1 := clean(data, nil)
+		pieces, inv2 := clean(data, sizes)
+		if whole != pieces || inv1 != inv2 {
+			t.Fatalf("split changes the result: %q (%d) vs %q (%d)", whole, inv1, pieces, inv2)
+		}
+		if !utf8.ValidString(whole) {
+			t.Fatalf("invalid UTF-8 out: %q", whole)
+		}
+		for _, r := range whole {
+			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+				t.Fatalf("control character %U in %q", r, whole)
+			}
+		}
+		if inv1 > len(data) {
+			t.Fatalf("%d invalid bytes in %d", inv1, len(data))
+		}
+	})
+}
+
+// scanAll feeds a stream through an armed scanner in pieces and returns the
+// output, whether the frame ended, its status and what followed it.
+func scanAll(marker, data []byte, sizes []int) (out []byte, done bool, status int, rest []byte) {
+	var s scanner
+	s.arm(marker)
+	text := func(p []byte) { out = append(out, p...) }
+	for i := 0; len(data) > 0; i++ {
+		n := len(data)
+		if len(sizes) > 0 {
+			n = min(max(sizes[i%len(sizes)], 1), len(data))
+		}
+		chunk := data[:n]
+		data = data[n:]
+		if done {
+			rest = append(rest, chunk...)
+			continue
+		}
+		var r []byte
+		done, status, r = s.feed(chunk, text)
+		if done {
+			rest = append(rest, r...)
+		}
+	}
+	if !done {
+		out = append(out, s.disarm()...)
+	}
+	return out, done, status, rest
+}
+
+// scanRef is the scanner's specification on a whole stream: the output is
+// everything before the first marker; the frame is " STATUS\n" (a \r
+// allowed, 1-3 digits); anything else after the marker is malformed.
+func scanRef(marker, data []byte) (out []byte, done bool, status int, rest []byte) {
+	i := bytes.Index(data, marker)
+	if i < 0 {
+		return data, false, 0, nil
+	}
+	out, tail := data[:i], data[i+len(marker):]
+	if len(tail) == 0 {
+		return out, false, 0, nil
+	}
+	if tail[0] != ' ' {
+		return out, true, -1, tail
+	}
+	digits := 0
+	for j := 1; j < len(tail); j++ {
+		x := tail[j]
+		switch {
+		case x >= '0' && x <= '9' && digits < 3:
+			status = status*10 + int(x-'0')
+			digits++
+		case x == '\r':
+		case x == '\n' && digits > 0:
+			return out, true, status, tail[j+1:]
+		default:
+			return out, true, -1, tail[j:]
+		}
+		if j+1 > maxFrameTail {
+			return out, true, -1, tail[j+1:]
+		}
+	}
+	return out, false, 0, nil
+}
+
+func TestScanner(t *testing.T) {
+	m := []byte("0123456789abcdef0123456789abcdef")
+	cases := []struct {
+		in     string
+		out    string
+		done   bool
+		status int
+		rest   string
+	}{
+		{"hello\n" + string(m) + " 0\nafter", "hello\n", true, 0, "after"},
+		{"no newline" + string(m) + " 127\n", "no newline", true, 127, ""},
+		{"crlf" + string(m) + " 3\r\n", "crlf", true, 3, ""},
+		{"almost 0123456789abcdef0123456789abcdeX 0\n", "almost 0123456789abcdef0123456789abcdeX 0\n", false, 0, ""},
+		{"half " + string(m[:20]), "half " + string(m[:20]), false, 0, ""},
+		{string(m) + "x", "", true, -1, "x"},
+	}
+	for _, c := range cases {
+		for _, sizes := range [][]int{nil, {1}, {5, 17}, {31}} {
+			out, done, status, rest := scanAll(m, []byte(c.in), sizes)
+			if string(out) != c.out || done != c.done || status != c.status || string(rest) != c.rest {
+				t.Errorf("%q in pieces %v: %q %v %d %q, want %q %v %d %q", c.in, sizes, out, done, status, rest, c.out, c.done, c.status, c.rest)
+			}
+		}
+	}
+}
+
+func FuzzScanner(f *testing.F) {
+	m := []byte("0123456789abcdef0123456789abcdef")
+	for _, seed := range []string{
+		"out\n" + string(m) + " 0\n", "x" + string(m[:31]) + string(m) + " 12\r\nrest",
+		string(m[:16]) + " " + string(m[16:]) + " 0\n", "", string(m) + " 1234\n", string(m) + "  1\n",
+	} {
+		f.Add([]byte(seed), []byte{3, 1, 31})
+	}
+	f.Fuzz(func(t *testing.T, data, split []byte) {
+		sizes := make([]int, len(split))
+		for i, b := range split {
+			sizes[i] = int(b)
+		}
+		out, done, status, rest := scanAll(m, data, sizes)
+		wOut, wDone, wStatus, wRest := scanRef(m, data)
+		if wDone != done || (done && (status != wStatus || !bytes.Equal(rest, wRest))) {
+			t.Fatalf("frame: got %v %d %q, want %v %d %q", done, status, rest, wDone, wStatus, wRest)
+		}
+		if !bytes.Equal(out, wOut) {
+			t.Fatalf("output %q, want %q", out, wOut)
+		}
+	})
+}
+
+func TestCaptureBoundsAndCounts(t *testing.T) {
+	dir := t.TempDir()
+	c := newCapture(100, dir)
+	var all strings.Builder
+	for i := 0; i < 500; i++ {
+		line := strings.Repeat("é", i%7) + "line\n"
+		all.WriteString(line)
+		c.write([]byte(line))
+	}
+	got := c.finish()
+	if !got.truncated || got.spillPath == "" {
+		t.Fatalf("not spilled: %+v", got)
+	}
+	spilled, err := os.ReadFile(got.spillPath)
+	if err != nil || string(spilled) != all.String() {
+		t.Fatalf("spill file differs (%v)", err)
+	}
+	head, rest, _ := strings.Cut(got.text, "[... ")
+	_, tail, _ := strings.Cut(rest, " ...]\n")
+	total := utf8.RuneCountInString(all.String())
+	kept := utf8.RuneCountInString(head) + utf8.RuneCountInString(tail)
+	if kept > 100 {
+		t.Fatalf("kept %d characters, bound 100", kept)
+	}
+	wantGap := commas(int64(total-kept)) + " characters"
+	if !strings.Contains(rest, wantGap) || !strings.Contains(rest, "left out of "+commas(int64(total))+" characters") {
+		t.Fatalf("gap notice %q, want %q of %d", rest, wantGap, total)
+	}
+	if !strings.HasPrefix(all.String(), head) || !strings.HasSuffix(all.String(), tail) {
+		t.Fatal("head or tail is not the output's own")
+	}
+}
+
+func TestCaptureUnderBoundKeepsAll(t *testing.T) {
+	c := newCapture(100, t.TempDir())
+	c.write([]byte("short"))
+	if got := c.finish(); got.text != "short" || got.truncated || got.spillPath != "" {
+		t.Fatalf("%+v", got)
+	}
+}
+
+func TestCommas(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 14888896: "14,888,896"} {
+		if got := commas(n); got != want {
+			t.Errorf("commas(%d) = %q", n, got)
+		}
+	}
+}
