@@ -138,11 +138,18 @@ func (s *shell) cancel(c *callState) {
 	}
 }
 
-// takeOutput finishes the capture of a call that never reached its end
-// frame. The shell has been terminated, so nothing feeds it any more.
+// takeOutput returns a torn-down call's output: its finished capture if
+// the end frame slipped in while the call was being stopped, else the
+// capture in progress. The shell has been terminated, so nothing feeds
+// either any more.
 func (s *shell) takeOutput(c *callState) captured {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	select {
+	case <-c.finished:
+		return c.out
+	default:
+	}
 	s.cap.write(s.scan.disarm())
 	out := s.cap.finish()
 	if s.call == c {
