@@ -49,8 +49,9 @@ const (
 // halves in one variable that is emptied at once, so no command can find
 // it in shell state, and the joined marker exists only on the terminal.
 // Everything uses `builtin` so a function named read or printf cannot
-// interfere, and nothing in the loop fails, so set -e and ERR traps left on
-// by a command do not fire in it.
+// interfere; the waits clear TMOUT, which would otherwise time them out;
+// and nothing in the loop fails, so set -e and ERR traps left on by a
+// command do not fire in it.
 func bootScript(dir string) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
 	return strings.Join([]string{
@@ -61,11 +62,11 @@ func bootScript(dir string) string {
 			fdInbox, q(inboxFile), fdCtl, q(ctlFile), fdRet, q(retFile), fdTTY, fdNull),
 		fmt.Sprintf(`builtin printf u >&%d`, fdRet),
 		`while :; do ` +
-			fmt.Sprintf(`builtin read -r -n 1 -u %d __shellport_w || builtin exit 97; `, fdCtl) +
+			fmt.Sprintf(`TMOUT= builtin read -r -n 1 -u %d __shellport_w || builtin exit 97; `, fdCtl) +
 			fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __shellport_c || :; `, fdInbox) +
 			fmt.Sprintf(`builtin eval "${__shellport_x:+builtin set -x;}$__shellport_c" %d<&- %d<&- %d>&- %d>&- %d>&-; `, fdInbox, fdCtl, fdRet, fdTTY, fdNull) +
 			fmt.Sprintf(`{ __shellport_r=$?; case $- in *x*) builtin set +x; __shellport_x=1;; *) __shellport_x=;; esac; } 2>&%d; `, fdNull) +
-			fmt.Sprintf(`__shellport_c=; builtin printf d >&%d; builtin read -r -n 1 -u %d __shellport_w || builtin exit 97; `, fdRet, fdCtl) +
+			fmt.Sprintf(`__shellport_c=; builtin printf d >&%d; TMOUT= builtin read -r -n 1 -u %d __shellport_w || builtin exit 97; `, fdRet, fdCtl) +
 			fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __shellport_h || :; `, fdInbox) +
 			fmt.Sprintf(`builtin printf '%%s%%s %%s\n' "${__shellport_h%% *}" "${__shellport_h#* }" "$__shellport_r" >&%d; `, fdTTY) +
 			`__shellport_h=; done`,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/shellport/shellport/tools"
 )
@@ -232,4 +233,19 @@ func TestDurationText(t *testing.T) {
 			t.Errorf("%d ms: %q, want %q", ms, got, want)
 		}
 	}
+}
+
+// TMOUT set by a command must not time out the loop's wait for the next
+// call (bash's read uses it as a default timeout). An idle second passes;
+// a broken loop would exit in it.
+func TestTMOUTDoesNotEndIdleShell(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	f.expect("TMOUT=1", "")
+	sh := f.shellOf("s")
+	select {
+	case <-sh.proc.Done():
+		t.Fatalf("the shell ended while idle with TMOUT=1: %v", sh.status())
+	case <-time.After(1500 * time.Millisecond):
+	}
+	f.expect("echo alive", "alive\n")
 }

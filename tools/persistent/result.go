@@ -61,7 +61,7 @@ func render(o outcome, lost *lostShell, cwd string, timeout time.Duration) *tool
 	var b strings.Builder
 	if lost != nil {
 		fmt.Fprintf(&b, "[the previous shell ended between calls (%s); this command ran in a fresh shell in %s, without the earlier working directory, variables, functions or background jobs]\n",
-			strings.Trim(deathMarker(lost.exit), "[]"), cwd)
+			strings.Trim(deathMarker(lost.exit), "[]"), where(cwd))
 	}
 	b.WriteString(o.out.text)
 	if len(notes) > 0 {
@@ -85,7 +85,15 @@ func deathMarker(st pty.ExitStatus) string {
 }
 
 func resetText(cwd string) string {
-	return "working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in " + cwd
+	return "working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in " + where(cwd)
+}
+
+// where names the directory fresh shells start in.
+func where(cwd string) string {
+	if cwd == "" {
+		return "the runtime's working directory"
+	}
+	return cwd
 }
 
 // exitCodeOf is the status a shell would report for a child that ended
