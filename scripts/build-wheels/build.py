@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Build shellport's per-platform wheels, check them, and smoke-test them.
+
+    build.py build [--targets all|native|NAME,...] [--out DIR] [--stage DIR]
+    build.py check WHEEL...            structure, tags, binaries, auditwheel
+    build.py repro WHEEL...            rebuild in a scratch stage, compare bytes
+    build.py smoke WHEEL [--helper P]  offline install in a fresh venv, then run
+    build.py smoke-qemu WHEEL          aarch64 executable and library under qemu
+    build.py native-wheel DIR          print the wheel in DIR for this machine
+
+Targets: manylinux-x86_64, manylinux-aarch64, musllinux-x86_64,
+musllinux-aarch64, macos-x86_64, macos-arm64. "all" is every target, and
+fails when a toolchain is missing; "available" is every target this machine
+can build (a macOS wheel without a macOS toolchain has no dylib, which is
+allowed); "native" is this machine's own platform only. See README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
+
+import check as checks  # noqa: E402
+import metadata  # noqa: E402
+import smoke  # noqa: E402
+from binfmt import read_macho  # noqa: E402
+from targets import EXE, HELPER, ROOT, TARGETS, BuildError, Target, build_natives, library_toolchain  # noqa: E402
+from wheelfile import Entry, write_wheel  # noqa: E402
+
+
+def native_target() -> str:
+    machine = platform.machine().lower()
+    if sys.platform == "darwin":
+        return "macos-arm64" if machine == "arm64" else "macos-x86_64"
+    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+    libc = "manylinux" if platform.libc_ver()[0] == "glibc" else "musllinux"
+    return f"{libc}-{arch}"
+
+
+def select(spec: str) -> list[tuple[Target, bool]]:
+    """Return (target, with_library) pairs for a --targets value."""
+    if spec == "native":
+        names = [native_target()]
+    elif spec in ("all", "available"):
+        names = list(TARGETS)
+    else:
+        names = [n.strip() for n in spec.split(",") if n.strip()]
+    chosen = []
+    for name in names:
+        t = TARGETS.get(name)
+        if t is None:
+            raise BuildError(f"unknown target {name!r}; known: {', '.join(TARGETS)}")
+        with_library = t.library
+        if t.library:
+            cc, why = library_toolchain(t)
+            if cc is None:
+                if t.goos == "darwin":
+                    print(f"note: {t.name}: no {t.libname} ({why}); the wheel works through the executable")
+                    with_library = False
+                elif spec == "available":
+                    print(f"note: skipping {t.name}: {why}")
+                    continue
+                else:
+                    raise BuildError(f"{t.name}: {why}")
+        chosen.append((t, with_library))
+    return chosen
+
+
+def platform_tags(t: Target, natives: dict[str, Path]) -> list[str]:
+    """The wheel's platform tags; macOS ones carry the newest minimum the binaries declare."""
+    if t.platform != "macosx":
+        return t.platform.split(".")
+    newest = (0, 0, 0)
+    for path in natives.values():
+        info = read_macho(path.read_bytes())
+        if info.cpu != t.arch:
+            raise BuildError(f"{path} is built for {info.cpu}, not {t.arch}")
+        newest = max(newest, info.minos)
+    major, minor, _ = newest
+    if major >= 11 and minor != 0:
+        # pip matches macOS 11+ by major version only: no tag can say 12.3.
+        raise BuildError(f"{t.name}: the binaries declare macOS {major}.{minor}, which no wheel "
+                         f"tag can name; build them for {major}.0")
+    return [f"macosx_{major}_{minor}_{t.arch}"]
+
+
+def require_helper(t: Target, natives: dict[str, Path]) -> None:
+    """A macOS wheel without a runnable helper must never be produced."""
+    if not t.helper:
+        return
+    helper = natives.get(HELPER)
+    if helper is None or not helper.is_file():
+        raise BuildError(f"{t.name}: {HELPER} is missing; refusing to build the wheel")
+    if not helper.stat().st_mode & 0o111:
+        raise BuildError(f"{t.name}: {helper} is not executable; refusing to build the wheel")
+
+
+def assemble(t: Target, natives: dict[str, Path], out: Path, project: dict, epoch: int) -> Path:
+    require_helper(t, natives)
+    tags = platform_tags(t, natives)
+    name, version = metadata.normalized_name(project["name"]), project["version"]
+    dist_info = f"{name}-{version}.dist-info"
+    entries = metadata.package_entries()
+    for fname, path in sorted(natives.items()):
+        entries.append(Entry(f"shellport/_native/{fname}", path.read_bytes(),
+                             executable=fname in (EXE, HELPER)))
+    entries += metadata.dist_info_entries(project, dist_info, [f"py3-none-{p}" for p in tags],
+                                          t.goos, t.goarch)
+    out.mkdir(parents=True, exist_ok=True)
+    wheel = out / f"{name}-{version}-py3-none-{'.'.join(tags)}.whl"
+    write_wheel(str(wheel), entries, dist_info, epoch)
+    return wheel
+
+
+def build(spec: str, out: Path, stage: Path) -> list[Path]:
+    project = metadata.load_pyproject()["project"]
+    metadata.check_versions(project)
+    epoch = metadata.source_date_epoch()
+    wheels = []
+    for t, with_library in select(spec):
+        started = time.monotonic()
+        natives = build_natives(t, stage, with_library=with_library)
+        wheel = assemble(t, natives, out, project, epoch)
+        size = wheel.stat().st_size / 1e6
+        print(f"built {wheel.relative_to(ROOT) if wheel.is_relative_to(ROOT) else wheel} "
+              f"({size:.1f} MB, {time.monotonic() - started:.1f}s)")
+        wheels.append(wheel)
+    return wheels
+
+
+def repro(wheels: list[Path]) -> None:
+    """Rebuild each wheel from scratch (fresh stage, fresh out) and compare bytes.
+
+    The rebuild uses the timestamp the wheel carries unless SOURCE_DATE_EPOCH
+    is set, so a commit made in between does not count as a difference.
+    """
+    project = metadata.load_pyproject()["project"]
+    with tempfile.TemporaryDirectory(prefix="shellport-repro-") as tmp:
+        for wheel in wheels:
+            t = checks.target_of(wheel)
+            natives_lib = any(n.endswith((".so", ".dylib")) for n in checks.native_names(wheel))
+            epoch = checks.wheel_epoch(wheel)
+            if os.environ.get("SOURCE_DATE_EPOCH"):
+                epoch = metadata.source_date_epoch()
+            natives = build_natives(t, Path(tmp) / "stage", with_library=natives_lib)
+            again = assemble(t, natives, Path(tmp) / "out", project, epoch)
+            if again.read_bytes() != wheel.read_bytes():
+                raise BuildError(f"{wheel.name}: a second build differs ({checks.diff(wheel, again)})")
+            print(f"reproducible: {wheel.name} ({checks.sha256(wheel)[:16]}…)")
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--targets", default="available")
+    b.add_argument("--out", type=Path, default=ROOT / "dist")
+    b.add_argument("--stage", type=Path, default=None)
+    c = sub.add_parser("check")
+    c.add_argument("wheels", nargs="+", type=Path)
+    c.add_argument("--require-auditwheel", action="store_true")
+    r = sub.add_parser("repro")
+    r.add_argument("wheels", nargs="+", type=Path)
+    s = sub.add_parser("smoke")
+    s.add_argument("wheel", type=Path)
+    s.add_argument("--helper", type=Path, default=None)
+    q = sub.add_parser("smoke-qemu")
+    q.add_argument("wheel", type=Path)
+    n = sub.add_parser("native-wheel", help="print the wheel in DIR that this machine can run")
+    n.add_argument("dir", type=Path)
+    args = p.parse_args(argv)
+    try:
+        if args.cmd == "build":
+            if args.stage is None:
+                with tempfile.TemporaryDirectory(prefix="shellport-stage-") as tmp:
+                    build(args.targets, args.out, Path(tmp))
+            else:
+                build(args.targets, args.out, args.stage)
+        elif args.cmd == "check":
+            for wheel in args.wheels:
+                checks.check(wheel, require_auditwheel=args.require_auditwheel)
+        elif args.cmd == "repro":
+            repro(args.wheels)
+        elif args.cmd == "smoke":
+            smoke.smoke_venv(args.wheel, args.helper)
+        elif args.cmd == "smoke-qemu":
+            smoke.smoke_qemu(args.wheel)
+        elif args.cmd == "native-wheel":
+            want = TARGETS[native_target()]
+            found = [w for w in sorted(args.dir.glob("*.whl")) if checks.target_of(w) == want]
+            if len(found) != 1:
+                raise BuildError(f"want one {want.name} wheel in {args.dir}, found {len(found)}")
+            print(found[0])
+    except (BuildError, checks.CheckError, smoke.SmokeError) as exc:
+        print(f"build-wheels: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

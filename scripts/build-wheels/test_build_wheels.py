@@ -1,0 +1,125 @@
+"""Tests of the wheel builder that need no Go build (issue 6): the macOS
+helper gate, zip entry modes, RECORD, the Mach-O reader and the tag rule.
+
+    python -m pytest -q scripts/build-wheels
+"""
+
+from __future__ import annotations
+
+import stat
+import struct
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.dont_write_bytecode = True
+
+import check  # noqa: E402
+from binfmt import FormatError, read_macho  # noqa: E402
+from targets import EXE, HELPER, TARGETS, BuildError  # noqa: E402
+from wheelfile import Entry, write_wheel  # noqa: E402
+
+import build  # noqa: E402
+
+
+def macho(cpu: int, minos: tuple[int, int, int]) -> bytes:
+    """A minimal thin Mach-O: header plus one LC_BUILD_VERSION."""
+    version = (minos[0] << 16) | (minos[1] << 8) | minos[2]
+    cmd = struct.pack("<IIIIII", 0x32, 24, 1, version, version, 0)
+    header = struct.pack("<IiiIIIII", 0xFEEDFACF, cpu, 0, 2, 1, len(cmd), 0, 0)
+    return header + cmd
+
+
+ARM64, X86_64 = 0x0100000C, 0x01000007
+
+
+def natives(tmp_path: Path, *, helper_mode: int | None = 0o755, minos=(12, 0, 0)) -> dict[str, Path]:
+    files = {EXE: tmp_path / EXE}
+    files[EXE].write_bytes(macho(ARM64, minos))
+    files[EXE].chmod(0o755)
+    if helper_mode is not None:
+        files[HELPER] = tmp_path / HELPER
+        files[HELPER].write_bytes(macho(ARM64, minos))
+        files[HELPER].chmod(helper_mode)
+    return files
+
+
+def assemble(tmp_path: Path, files: dict[str, Path]) -> Path:
+    project = build.metadata.load_pyproject()["project"]
+    return build.assemble(TARGETS["macos-arm64"], files, tmp_path / "out", project, 1_700_000_000)
+
+
+def test_macos_wheel_refused_without_helper(tmp_path: Path) -> None:
+    with pytest.raises(BuildError, match="shellport-spawn-helper is missing"):
+        assemble(tmp_path, natives(tmp_path, helper_mode=None))
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_macos_wheel_refused_with_unexecutable_helper(tmp_path: Path) -> None:
+    with pytest.raises(BuildError, match="is not executable"):
+        assemble(tmp_path, natives(tmp_path, helper_mode=0o644))
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_macos_wheel_layout_modes_and_tag(tmp_path: Path) -> None:
+    wheel = assemble(tmp_path, natives(tmp_path))
+    assert wheel.name.endswith("-py3-none-macosx_12_0_arm64.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        modes = {i.filename: i.external_attr >> 16 for i in zf.infolist()}
+    for name in (f"shellport/_native/{EXE}", f"shellport/_native/{HELPER}"):
+        assert stat.S_ISREG(modes[name]) and stat.S_IMODE(modes[name]) == 0o755
+    assert stat.S_IMODE(modes["shellport/__init__.py"]) == 0o644
+    check.check(wheel)  # the full structural check passes
+
+
+def test_tag_follows_the_binaries_minimum(tmp_path: Path) -> None:
+    wheel = assemble(tmp_path, natives(tmp_path, minos=(13, 0, 0)))
+    assert wheel.name.endswith("-py3-none-macosx_13_0_arm64.whl")
+    with pytest.raises(BuildError, match=r"declare macOS 12\.3"):
+        assemble(tmp_path, natives(tmp_path, minos=(12, 3, 0)))
+
+
+def test_wrong_architecture_is_refused(tmp_path: Path) -> None:
+    files = natives(tmp_path)
+    files[HELPER].write_bytes(macho(X86_64, (12, 0, 0)))
+    with pytest.raises(BuildError, match="built for x86_64, not arm64"):
+        assemble(tmp_path, files)
+
+
+def test_check_catches_a_mode_without_the_file_type(tmp_path: Path) -> None:
+    """pip restores the execute bit only when S_IFREG is set (issue 6)."""
+    wheel = assemble(tmp_path, natives(tmp_path))
+    bad = tmp_path / wheel.name
+    with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(bad, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.endswith(f"/{HELPER}"):
+                info.external_attr = 0o755 << 16
+            dst.writestr(info, data)
+    with pytest.raises(check.CheckError, match=r"shellport-spawn-helper: mode 755"):
+        check.check(bad)
+
+
+def test_check_catches_a_wrong_record(tmp_path: Path) -> None:
+    wheel = tmp_path / "shellport-0.1.0-py3-none-musllinux_1_1_x86_64.whl"
+    entries = [Entry("shellport/__init__.py", b"x = 1\n"), Entry("shellport-0.1.0.dist-info/WHEEL", b"")]
+    write_wheel(str(wheel), entries, "shellport-0.1.0.dist-info", 0)
+    with zipfile.ZipFile(wheel, "a") as zf:
+        zf.writestr("shellport/extra.py", b"")
+    with pytest.raises(check.CheckError, match="RECORD lists"):
+        check.check(wheel)
+
+
+def test_same_inputs_same_bytes(tmp_path: Path) -> None:
+    a = assemble(tmp_path / "a", natives(tmp_path))
+    b = assemble(tmp_path / "b", natives(tmp_path))
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_macho_reader_rejects_other_files() -> None:
+    with pytest.raises(FormatError):
+        read_macho(b"\x7fELF" + b"\0" * 60)
+    assert read_macho(macho(X86_64, (12, 0, 0))).cpu == "x86_64"
