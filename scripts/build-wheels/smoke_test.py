@@ -53,7 +53,7 @@ def smoke(transport: str | list[str], marker: str | None) -> None:
 
 def _persistent_bash(s: shellport.Session, work: str) -> None:
     r = s.call("bash", {"command": "mkdir -p sub && cd sub && export SMOKE=42 && tty"})
-    if r.is_error or "/dev/pts/" not in r.text:
+    if r.is_error or not any(t in r.text for t in ("/dev/pts/", "/dev/ttys")):  # Linux, macOS
         fail(f"first bash call: {r.text!r}")
     r = s.call("bash", {"command": 'echo "$PWD $SMOKE"; { : < /dev/tty; } 2>/dev/null && echo ctty'})
     if f"{work}/sub 42" not in r.text or "ctty" not in r.text:
