@@ -57,7 +57,7 @@ test-go:
 test-python: native venv
 	$(VPY) -m pytest -q python/tests
 
-test: lint header-check test-go test-python
+test: lint header-check test-go test-python wheel-smoke bench-smoke
 	@echo "all tests passed"
 
 # Wheels (scripts/build-wheels) and benchmarks (bench/) keep their targets
