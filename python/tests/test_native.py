@@ -149,3 +149,22 @@ def test_bundled_version_must_match() -> None:
         assert shellport.Runtime()._initialize(conn, check_version=False)["profile"] == "x"
     finally:
         conn.close()
+
+
+def test_trust_env_false_keeps_spawn_helper_from_the_executable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A helper path that does not exist would fail initialize if the runtime
+    # saw it; with trust_env=False the process transport must not pass it on.
+    monkeypatch.setenv("SHELLPORT_SPAWN_HELPER", str(tmp_path / "no-such-helper"))
+    config = {"profile": "persistent"}
+    trusting = shellport.Runtime(config, transport="process", binary_path=binary_path())
+    with pytest.raises(shellport.ConfigError, match="no-such-helper"), trusting:
+        trusting.tools()
+    with (
+        shellport.Runtime(
+            config, transport="process", binary_path=binary_path(), trust_env=False
+        ) as rt,
+        rt.session(tmp_path) as s,
+    ):
+        assert s.call("bash", {"command": "echo ok"}).text.strip() == "ok"

@@ -14,6 +14,10 @@ environment variable, then the file in the package's ``_native/`` directory.
     ``wire`` copies every protocol frame, both ways, to standard error.
 
 An override that points at nothing raises, naming the variable and the path.
+
+``SHELLPORT_SPAWN_HELPER`` is read by the native runtime itself, not here (see
+docs/environment-variables.md); with ``trust_env=False`` the process transport
+starts the executable without it, and the library cannot be shielded from it.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ ENV_LIBRARY = "SHELLPORT_LIBRARY_PATH"
 ENV_BINARY = "SHELLPORT_BINARY_PATH"
 ENV_TRANSPORT = "SHELLPORT_TRANSPORT"
 ENV_DEBUG = "SHELLPORT_DEBUG"
+ENV_SPAWN_HELPER = "SHELLPORT_SPAWN_HELPER"
 
 TRANSPORTS = ("library", "process")
 DEBUG_VALUES = ("wire",)
@@ -40,7 +45,7 @@ BINARY_NAME = "shellport"
 
 _USUAL_CAUSES = (
     "The usual causes: the package was installed from a source checkout whose native "
-    "files were never built (run `make build` in the repository), or a virtualenv or "
+    "files were never built (run `make native` in the repository), or a virtualenv or "
     "site-packages directory was copied between machines of different platforms (for "
     "example from macOS into a Linux container); reinstall shellport on this machine."
 )

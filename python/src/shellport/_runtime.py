@@ -75,6 +75,7 @@ class Runtime:
         self._config = dict(config) if config is not None else None
         self._transport_spec = _check_transport(transport)
         self._settings = _native.read_settings(trust_env)
+        self._trust_env = trust_env
         self._library_path = library_path
         self._binary_path = binary_path
         self._state = _State.UNOPENED
@@ -272,7 +273,12 @@ class Runtime:
         argv = [found.path, "serve"]
         if found.bundled:
             argv += ["--expect-version", __version__]
-        return StdioTransport(argv), found.bundled
+        env = None
+        if not self._trust_env:
+            # The runtime reads SHELLPORT_SPAWN_HELPER itself; a child process
+            # is the one place Python can keep it from seeing the variable.
+            env = {k: v for k, v in os.environ.items() if k != _native.ENV_SPAWN_HELPER}
+        return StdioTransport(argv, env=env), found.bundled
 
     # --- used by Session -----------------------------------------------------------
 
