@@ -161,10 +161,6 @@ def test_trust_env_false_keeps_spawn_helper_from_the_executable(
     trusting = shellport.Runtime(config, transport="process", binary_path=binary_path())
     with pytest.raises(shellport.ConfigError, match="no-such-helper"), trusting:
         trusting.tools()
-    with (
-        shellport.Runtime(
-            config, transport="process", binary_path=binary_path(), trust_env=False
-        ) as rt,
-        rt.session(tmp_path) as s,
-    ):
+    rt = shellport.Runtime(config, transport="process", binary_path=binary_path(), trust_env=False)
+    with rt, rt.session(tmp_path) as s:
         assert s.call("bash", {"command": "echo ok"}).text.strip() == "ok"
