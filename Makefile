@@ -49,6 +49,7 @@ lint: venv
 	@test -z "$$(gofmt -l $(GOFILES))" || (echo "gofmt would change:"; gofmt -l $(GOFILES); exit 1)
 	$(GO) vet ./...
 	$(VPY) -m ruff check python/src python/tests examples
+	$(VPY) -m ruff format --check python/src python/tests
 	cd python && ../$(VPY) -m mypy --strict src/shellport
 
 test-go:
