@@ -141,6 +141,9 @@ func (s *shell) feed(b []byte) {
 			return
 		}
 		c := s.call
+		if c == nil { // cannot happen: the scanner is armed only with a call
+			return
+		}
 		c.status = status
 		c.out = s.cap.finish()
 		s.call = nil
