@@ -1,0 +1,188 @@
+"""Cases that run every measurement in a fresh child: editor, cold start, scale."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any
+
+from . import editors
+from .context import Context
+from .stats import median, pct, ratio
+
+
+def editor(ctx: Context) -> dict[str, Any]:
+    z = ctx.sizes
+    pristine = os.path.join(ctx.workdir, "pristine.py.txt")
+    work_dir = os.path.join(ctx.workdir, "edit")
+    os.makedirs(work_dir, exist_ok=True)
+    work = os.path.join(work_dir, "big_module.py")
+    facts = editors.make_file(pristine, z.editor_bytes)
+    ctx.progress(f"editor: wrote a {facts['bytes'] / 1e6:.1f} MB file of {facts['lines']} lines")
+    names = [n for n in editors.CONTENDERS if ctx.peer_ok(editors.NEEDS.get(n))]
+    for n in editors.CONTENDERS:
+        if n not in names:
+            need = editors.NEEDS[n]
+            ctx.problem("editor", n, f"not run: {need} {ctx.peer_reason(need)}")
+    out: dict[str, Any] = {
+        "file_bytes": facts["bytes"],
+        "file_lines": facts["lines"],
+        "target_line": facts["target_line"],
+        "ops": {},
+        "disk": editors.disk_costs(pristine, work_dir),
+    }
+    for op in ("view", "str_replace"):
+        runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+        for rep in range(z.editor_reps):
+            ctx.progress(f"editor {op}: repetition {rep + 1}/{z.editor_reps}")
+            for name in names:
+                shutil.copyfile(pristine, work)
+                r = ctx.child(
+                    {"kind": "editor", "contender": name, "op": op, "path": work, "facts": facts},
+                    timeout=max(60.0, z.peer_timeout),
+                )
+                if "error" in r:
+                    ctx.problem("editor", name, f"{op}: {r['error']}")
+                else:
+                    ok, why = editors.check_after(work, facts, op)
+                    if r["is_error"]:
+                        ok, why = False, f"isError result: {r['text_head']!r}"
+                    elif op == "view" and not r["view_ok"]:
+                        ok, why = False, f"view does not show the last line: {r['text_head']!r}"
+                    r["ok"] = ok
+                    if not ok:
+                        ctx.problem("editor", name, f"{op}: {why}"[:400])
+                runs[name].append(r)
+        secs = {
+            n: [r.get("seconds") if r.get("ok") else None for r in rs] for n, rs in runs.items()
+        }
+        ratios = {
+            n: {m: ratio(secs[n], secs[m]) for m in secs if m != n}
+            for n in secs
+            if n.startswith("shellport-")
+        }
+        out["ops"][op] = {
+            "runs": runs,
+            "ratios": ratios,
+            "median_seconds": {n: median(v) for n, v in secs.items()},
+        }
+    return out
+
+
+COLD = ["shellport-library", "shellport-process", "floor", "pexpect", "swe-rex"]
+COLD_NEEDS = {"pexpect": "pexpect", "swe-rex": "swe-rex"}
+
+
+def cold_start(ctx: Context) -> dict[str, Any]:
+    z = ctx.sizes
+    names = [n for n in COLD if ctx.peer_ok(COLD_NEEDS.get(n))]
+    for n in COLD:
+        if n not in names:
+            ctx.problem(
+                "cold_start", n, f"not run: {COLD_NEEDS[n]} {ctx.peer_reason(COLD_NEEDS[n])}"
+            )
+    runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+    for rep in range(z.cold_reps):
+        ctx.progress(f"cold start: repetition {rep + 1}/{z.cold_reps}")
+        for name in names:
+            r = ctx.child({"kind": "cold", "contender": name, "cwd": ctx.workdir}, timeout=60.0)
+            if "error" in r:
+                ctx.problem("cold_start", name, r["error"])
+            elif not r.get("ok"):
+                ctx.problem("cold_start", name, f"first call gave a wrong result: {r}")
+            runs[name].append(r)
+    phases: dict[str, dict[str, Any]] = {}
+    for name, rs in runs.items():
+        good = [r["phases"] for r in rs if "phases" in r]
+        phases[name] = (
+            {k: median([p[k] for p in good]) for k in ("import", "runtime", "first_call", "total")}
+            if good
+            else {}
+        )
+    totals = {n: [r.get("phases", {}).get("total") for r in rs] for n, rs in runs.items()}
+    ratios = {
+        n: {m: ratio(totals[n], totals[m]) for m in totals if m != n}
+        for n in totals
+        if n.startswith("shellport-")
+    }
+    return {"median_phases": phases, "ratios": ratios, "runs": runs}
+
+
+def scale(ctx: Context) -> dict[str, Any]:
+    z = ctx.sizes
+    names = ["floor", "shellport-library", "shellport-process"]
+    runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
+    for rep in range(z.scale_reps):
+        for name in names:
+            ctx.progress(
+                f"scale: {z.scale_sessions} sessions, repetition {rep + 1}/{z.scale_reps}, {name}"
+            )
+            r = ctx.child(
+                {
+                    "kind": "scale",
+                    "contender": name,
+                    "sessions": z.scale_sessions,
+                    "calls": z.scale_calls,
+                    "bursts": z.scale_bursts,
+                    "cwd": ctx.workdir,
+                },
+                timeout=600.0,
+            )
+            if "error" in r:
+                ctx.problem("scale", name, r["error"])
+                runs[name].append(r)
+                continue
+            for key in ("left_after_close", "zombies_after_close", "left_after_runtime_close"):
+                if r.get(key):
+                    ctx.problem("scale", name, f"{key}: pids {r[key][:10]} ({len(r[key])} in all)")
+            if r.get("bad_count"):
+                ctx.problem(
+                    "scale", name, f"{r['bad_count']} wrong results, e.g. {r['bad_results']}"
+                )
+            bursts = r.pop("bursts", [])
+            lat = [x for b in bursts for x in b["latencies"]]
+            busy = sum(b["seconds"] for b in bursts)
+            r["calls"] = len(lat)
+            r["throughput"] = len(lat) / busy if busy else None
+            r["p50"], r["p90"], r["p99"] = pct(lat, 50), pct(lat, 90), pct(lat, 99)
+            r["max"] = max(lat) if lat else None
+            solo = r.pop("one_at_a_time", [])
+            r["solo_p50"], r["solo_p99"] = pct(solo, 50), pct(solo, 99)
+            runs[name].append(r)
+    summary: dict[str, Any] = {}
+    for name, rs in runs.items():
+        good = [r for r in rs if "p50" in r]
+        if not good:
+            continue
+        summary[name] = {
+            k: median([r.get(k) for r in good])
+            for k in (
+                "throughput",
+                "p50",
+                "p90",
+                "p99",
+                "max",
+                "solo_p50",
+                "solo_p99",
+                "runtime_rss",
+                "runtime_fds",
+                "open_seconds",
+                "close_seconds",
+                "live_processes",
+            )
+        }
+        summary[name]["left_behind"] = sum(
+            len(r.get("left_after_close", []))
+            + len(r.get("zombies_after_close", []))
+            + len(r.get("left_after_runtime_close", []))
+            for r in good
+        )
+    p99 = {n: [r.get("p99") for r in rs] for n, rs in runs.items()}
+    return {
+        "sessions": z.scale_sessions,
+        "calls_per_session_per_burst": z.scale_calls,
+        "bursts": z.scale_bursts,
+        "summary": summary,
+        "runs": runs,
+        "ratios": {n: {"floor": ratio(p99[n], p99["floor"])} for n in p99 if n != "floor"},
+    }

@@ -1,0 +1,136 @@
+"""Process facts: peak RSS, current RSS, open fds, descendants, leftovers.
+
+Linux reads /proc; elsewhere psutil is used when it is installed, and a
+fact that cannot be read is None (the report prints "n/a").
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+
+try:  # bench-only dependency; the smoke run works without it
+    import psutil  # type: ignore
+except ImportError:  # pragma: no cover
+    psutil = None
+
+_PROC = os.path.isdir("/proc/self")
+
+
+def self_peak_rss() -> int:
+    """This process's peak RSS in bytes (getrusage)."""
+    ru = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return ru if sys.platform == "darwin" else ru * 1024
+
+
+def _status(pid: int) -> dict[str, str]:
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            out[k] = v.strip()
+    return out
+
+
+def _kb(v: str | None) -> int | None:
+    return int(v.split()[0]) * 1024 if v else None
+
+
+def rss(pid: int) -> int | None:
+    """Current RSS of pid in bytes."""
+    try:
+        if _PROC:
+            return _kb(_status(pid).get("VmRSS"))
+        if psutil:
+            return int(psutil.Process(pid).memory_info().rss)
+    except (OSError, Exception):
+        return None
+    return None
+
+
+def peak_rss(pid: int) -> int | None:
+    """Peak RSS (high-water mark) of pid in bytes; Linux only."""
+    try:
+        if _PROC:
+            return _kb(_status(pid).get("VmHWM"))
+    except OSError:
+        return None
+    return None
+
+
+def fd_count(pid: int) -> int | None:
+    try:
+        if _PROC:
+            return len(os.listdir(f"/proc/{pid}/fd"))
+        if psutil:
+            return int(psutil.Process(pid).num_fds())
+    except (OSError, Exception):
+        return None
+    return None
+
+
+def _table() -> dict[int, tuple[int, str, str]]:
+    """pid -> (ppid, state, start-time token) for every process."""
+    out: dict[int, tuple[int, str, str]] = {}
+    if _PROC:
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            rest = data[data.rfind(")") + 2 :].split()
+            out[int(name)] = (int(rest[1]), rest[0], rest[19])
+    elif psutil:
+        for p in psutil.process_iter(["ppid", "status", "create_time"]):
+            info = p.info
+            out[p.pid] = (info["ppid"] or 0, str(info["status"]), str(info["create_time"]))
+    return out
+
+
+def descendants(root: int) -> dict[int, str]:
+    """Every live descendant of root: pid -> start-time token (to spot pid reuse)."""
+    table = _table()
+    kids: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in table.items():
+        kids.setdefault(ppid, []).append(pid)
+    out: dict[int, str] = {}
+    todo = list(kids.get(root, []))
+    while todo:
+        pid = todo.pop()
+        out[pid] = table[pid][2]
+        todo.extend(kids.get(pid, []))
+    return out
+
+
+def survivors(recorded: dict[int, str]) -> tuple[list[int], list[int]]:
+    """Of the recorded processes, those still alive and those left as zombies."""
+    table = _table()
+    alive, zombies = [], []
+    for pid, start in recorded.items():
+        row = table.get(pid)
+        if row is None or row[2] != start:
+            continue  # gone (or the pid was reused by someone else)
+        (zombies if row[1] in ("Z", "zombie") else alive).append(pid)
+    return sorted(alive), sorted(zombies)
+
+
+def children_named(root: int, name: str) -> set[int]:
+    """Descendants of root whose executable's base name is name."""
+    out = set()
+    for pid in descendants(root):
+        try:
+            if _PROC:
+                exe = os.readlink(f"/proc/{pid}/exe")
+            elif psutil:
+                exe = psutil.Process(pid).exe()
+            else:
+                continue
+        except (OSError, Exception):
+            continue
+        if os.path.basename(exe) == name:
+            out.add(pid)
+    return out
