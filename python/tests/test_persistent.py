@@ -367,11 +367,6 @@ PIPELINED = 6
 ROUNDS = 5
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tools/persistent.Tool does not implement tools.Serial (SerialPerSession), "
-    "so the runtime does not queue its calls per session in arrival order (issue 3)",
-)
 async def test_pipelined_calls_to_one_session_run_in_order(
     sh: shellport.Session, tmp_path: Path
 ) -> None:
