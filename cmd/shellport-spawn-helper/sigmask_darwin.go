@@ -19,3 +19,7 @@ func unblockSignals() error {
 	}
 	return nil
 }
+
+// resetReservedSignals has nothing to do on darwin: every signal there is one
+// signal.Notify can take over, so none stays ignored across exec.
+func resetReservedSignals() error { return nil }

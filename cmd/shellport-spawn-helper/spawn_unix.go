@@ -57,6 +57,9 @@ func run(args []string) error {
 	// defaults, so the program starts with none ignored. The helper never
 	// reads the channel: it execs next.
 	signal.Notify(make(chan os.Signal, 1))
+	if err := resetReservedSignals(); err != nil {
+		return wrap("reset signals 32 and 33", err)
+	}
 	if err := unblockSignals(); err != nil {
 		return wrap("unblock signals", err)
 	}
