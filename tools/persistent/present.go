@@ -15,7 +15,7 @@ func (t *Tool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
 	p := tools.Presentation{
 		Title:    *args.Command,
 		Kind:     "execute",
-		RawInput: map[string]any{"command": *args.Command},
+		RawInput: *args.Command,
 		Meta: map[string]any{
 			"terminal_info": map[string]any{"terminal_id": call.ID, "cwd": call.Session.Cwd},
 		},
@@ -28,7 +28,7 @@ func (t *Tool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
 		p.Content = []tools.ContentBlock{tools.TextBlock(res.Text)}
 	}
 	exitCode, signal := res.Structured["exitCode"], res.Structured["signal"]
-	p.RawOutput = map[string]any{"output": res.Raw, "exitCode": exitCode, "signal": signal}
+	p.RawOutput = map[string]any{"output": res.Raw, "exit_code": exitCode, "signal": signal}
 	p.Meta["terminal_exit"] = map[string]any{"terminal_id": call.ID, "exit_code": exitCode, "signal": signal}
 	return p
 }

@@ -11,7 +11,7 @@ func TestPresent(t *testing.T) {
 	f := newFixture(t, tools.Config{})
 	call := &tools.Call{ID: "c1", Session: tools.Session{ID: "s", Cwd: f.cwd}, Arguments: args("echo hi; exit 3")}
 	p := f.tool.Present(call, nil)
-	if p.Title != "echo hi; exit 3" || p.Kind != "execute" || p.Status != "" {
+	if p.Title != "echo hi; exit 3" || p.RawInput != "echo hi; exit 3" || p.Kind != "execute" || p.Status != "" {
 		t.Fatalf("call card %+v", p)
 	}
 	info, _ := p.Meta["terminal_info"].(map[string]any)
@@ -28,7 +28,7 @@ func TestPresent(t *testing.T) {
 		t.Fatalf("result card %+v", p)
 	}
 	raw, _ := p.RawOutput.(map[string]any)
-	if raw["output"] != "hi\n" || raw["exitCode"] != 3 {
+	if raw["output"] != "hi\n" || raw["exit_code"] != 3 {
 		t.Fatalf("rawOutput %v", p.RawOutput)
 	}
 	if _, err := json.Marshal(p); err != nil {
