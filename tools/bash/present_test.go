@@ -18,11 +18,11 @@ func bashCall(s tools.Session, args string) *tools.Call {
 // command, with the description above it and the cwd it runs in.
 func TestPresentStart(t *testing.T) {
 	k := newKit(t, tools.Config{})
-	s := session("a", "/work/project")
+	s := session("a", "/srv/project")
 	for _, tc := range []struct{ workdir, cwd string }{
-		{"", "/work/project"},
-		{"src", "/work/project/src"},
-		{"../other/./x", "/work/other/x"},
+		{"", "/srv/project"},
+		{"src", "/srv/project/src"},
+		{"../other/./x", "/srv/other/x"},
 		{"/abs/dir/", "/abs/dir"},
 	} {
 		args, _ := json.Marshal(map[string]any{"command": "ls -la src", "description": "List the source files", "workdir": tc.workdir})

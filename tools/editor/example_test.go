@@ -26,12 +26,12 @@ func Example() {
 			fmt.Println("error:", err)
 			return
 		}
-		fmt.Println(strings.ReplaceAll(res.Text, dir, "/work"))
+		fmt.Println(strings.ReplaceAll(res.Text, dir, "/project"))
 	}
 	call(map[string]any{"command": "str_replace", "path": path, "old_str": "\tgo build ./...", "new_str": "\tgo vet ./...\n\tgo build ./..."})
 	call(map[string]any{"command": "view", "path": path, "view_range": []int{2, -1}})
 	// Output:
-	// Replaced the text at line 2 of /work/Makefile. Lines 1-3 now read:
+	// Replaced the text at line 2 of /project/Makefile. Lines 1-3 now read:
 	//      1	build:
 	//      2		go vet ./...
 	//      3		go build ./...
