@@ -49,6 +49,40 @@ def _host() -> dict[str, Any]:
     }
 
 
+def _snapshot_native(workdir: str) -> dict[str, Any]:
+    """Copy the native files the run starts with and point shellport at the copies.
+
+    Other builds in the same tree (`make native`, `make clean`) must not swap
+    or remove the library and executable halfway through a run; every case
+    and child then measures the same build. Overrides already set by the
+    user are kept.
+    """
+    import hashlib
+
+    import shellport
+
+    src = os.path.join(os.path.dirname(shellport.__file__), "_native")
+    dst = os.path.join(workdir, "native")
+    os.makedirs(dst, exist_ok=True)
+    out: dict[str, Any] = {}
+    for var, names in (
+        ("SHELLPORT_LIBRARY_PATH", ("libshellport.so", "libshellport.dylib")),
+        ("SHELLPORT_BINARY_PATH", ("shellport",)),
+    ):
+        if os.environ.get(var):
+            out[var] = os.environ[var]
+            continue
+        for name in names:
+            path = os.path.join(src, name)
+            if os.path.exists(path):
+                copy = os.path.join(dst, name)
+                shutil.copy2(path, copy)
+                os.environ[var] = copy
+                with open(copy, "rb") as f:
+                    out[name] = hashlib.sha256(f.read()).hexdigest()[:16]
+    return out
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description="shellport benchmark against its peers")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes, a few seconds")
@@ -65,10 +99,12 @@ def main(argv: list[str]) -> int:
     for name, row in ctx.peers.items():
         state = row.get("version") if row.get("importable") else row.get("reason")
         ctx.progress(f"  {name}: {state}")
+    native = _snapshot_native(workdir)
     results: dict[str, Any] = {
         "host": _host(),
         "smoke": args.smoke,
         "sizes": vars(ctx.sizes),
+        "native": native,
         "peers": ctx.peers,
         "cases": {},
     }
