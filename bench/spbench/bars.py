@@ -105,8 +105,9 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
             f"has finished, which keeps it out of the command's reach but costs a second trip "
             f"between the runtime and bash). Fewer hops per call would close part of the gap: "
             f"one trip to bash instead of two, and no reader-thread handoff in the Python "
-            f"client for a blocking call; a ratio of 1.5 to a floor that does no parsing at "
-            f"all is out of reach for any design with a separate runtime.",
+            f"client for a blocking call. But while a call that does nothing costs "
+            f"{x_(noop / floor if noop and floor else None)} the floor, 1.5× is out of reach "
+            f"for any shell tool behind this API.",
         )
     )
     pex = {n: _get(pt, "ratios", n, "pexpect", "median") for n in SP}

@@ -19,7 +19,16 @@ _PROC = os.path.isdir("/proc/self")
 
 
 def self_peak_rss() -> int:
-    """This process's peak RSS in bytes (getrusage)."""
+    """This process's peak RSS in bytes.
+
+    On Linux this is VmHWM, which starts afresh at exec; getrusage's
+    ru_maxrss is not used there because it carries over the parent's RSS
+    from before the exec, so a child's "peak" would include its parent.
+    """
+    if _PROC:
+        hwm = peak_rss(os.getpid())
+        if hwm is not None:
+            return hwm
     ru = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return ru if sys.platform == "darwin" else ru * 1024
 
