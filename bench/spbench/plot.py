@@ -66,11 +66,11 @@ def draw(res: dict[str, Any], path: str) -> str:
     if failed:
         axes[0][1].text(
             0.98,
-            0.02,
+            0.98,
             "\n".join(failed),
             transform=axes[0][1].transAxes,
             ha="right",
-            va="bottom",
+            va="top",
             fontsize=7,
             color=PEER,
         )

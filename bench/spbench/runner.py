@@ -86,11 +86,25 @@ def _snapshot_native(workdir: str) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description="shellport benchmark against its peers")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes, a few seconds")
-    ap.add_argument("--out", required=True, help="directory for <date>.json")
+    ap.add_argument("--out", help="directory for <date>.json (required unless --report-only)")
     ap.add_argument("--docs", help="directory for BENCHMARKS.md and benchmarks.png")
     ap.add_argument("--peers", help="peer install status written by setup_venv.py")
     ap.add_argument("--only", help="comma-separated case names (for development)")
+    ap.add_argument(
+        "--report-only",
+        metavar="JSON",
+        help="only rewrite the report and plot from an earlier run's JSON",
+    )
     args = ap.parse_args(argv)
+    if args.report_only:
+        from . import report
+
+        with open(args.report_only) as f:
+            earlier = json.load(f)
+        print(report.write(earlier, args.docs or "docs", json_path=args.report_only))
+        return 0
+    if not args.out:
+        ap.error("--out is required")
     workdir = tempfile.mkdtemp(prefix="shellport-bench-")
     ctx = Context(sizes=SMOKE if args.smoke else FULL, smoke=args.smoke, workdir=workdir)
     t0 = time.time()
