@@ -74,6 +74,11 @@ func readStat(pid int) (procStat, bool) {
 }
 
 func killSession(sid int) error {
+	// The shell leads both the session and its process group, and without
+	// job control its jobs stay in that group: one kill usually takes the
+	// whole session, so the first scan below usually finds nothing and the
+	// close costs one pass over /proc instead of two.
+	_ = unix.Kill(-sid, unix.SIGKILL) // Best effort: the group may be gone.
 	for range killRounds {
 		procs, err := scanProc(func(st procStat) bool { return st.sid == sid })
 		if err != nil {

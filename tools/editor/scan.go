@@ -10,6 +10,11 @@ import (
 // are read in pieces; only what is shown is kept.
 const scanBufSize = 256 << 10
 
+// minScanBuf is the smallest buffer a view starts with; the file may have
+// grown since it was measured, and a line longer than the buffer is still
+// read correctly, only in more pieces.
+const minScanBuf = 4 << 10
+
 // scanner reads a file once, front to back, through a fixed buffer. It
 // hands out lines as slices of that buffer (valid until the next call),
 // counts every newline and notes any NUL byte as it reads, so a view of a
@@ -25,10 +30,6 @@ type scanner struct {
 	size     int64 // bytes read so far
 	last     byte  // last byte read
 	long     []byte
-}
-
-func newScanner(rd io.Reader) *scanner {
-	return newScannerSize(rd, scanBufSize)
 }
 
 // newScannerSize uses a buffer of n bytes; tests use tiny buffers to

@@ -30,7 +30,13 @@ func (t *tool) view(ctx context.Context, path string, rng []int) (*tools.Result,
 		return nil, err
 	}
 	defer f.Close()
-	return t.viewFile(ctx, path, newScanner(f), rng)
+	// A small file gets a buffer its size (plus one byte, so the first read
+	// already sees end of file) instead of a full scan buffer to zero.
+	size := scanBufSize
+	if fi.Size() < int64(size) {
+		size = max(int(fi.Size())+1, minScanBuf)
+	}
+	return t.viewFile(ctx, path, newScannerSize(f, size), rng)
 }
 
 // viewFile prints the requested lines of a file in one pass: it skips to
