@@ -10,7 +10,6 @@ with the transport's exception and so does every later request.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import concurrent.futures
 import contextlib
@@ -163,6 +162,8 @@ class Connection:
 
     async def await_(self, request_id: int, future: concurrent.futures.Future[Result]) -> Result:
         """Await the reply; cancelling the awaiting task cancels the request."""
+        import asyncio  # loaded already: a coroutine runs only under a loop
+
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import os
 import threading
@@ -169,6 +168,8 @@ class Runtime:
 
     async def aclose(self) -> None:
         """close() for asyncio, without blocking the event loop."""
+        import asyncio  # loaded already: a coroutine runs only under a loop
+
         await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     # --- lifecycle -----------------------------------------------------------------
@@ -310,6 +311,8 @@ class Runtime:
         self.close()
 
     async def __aenter__(self) -> Runtime:
+        import asyncio  # loaded already: a coroutine runs only under a loop
+
         await asyncio.get_running_loop().run_in_executor(None, self._connection)
         return self
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -76,6 +75,8 @@ class Session:
 
     async def aclose(self) -> None:
         """close() for asyncio, without blocking the event loop."""
+        import asyncio  # loaded already: a coroutine runs only under a loop
+
         await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     def _params(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -8,7 +8,6 @@ plain function or an ``async def`` (run to completion with ``asyncio.run``).
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import queue
@@ -73,6 +72,8 @@ class MockTransport(BaseTransport):
     def _answer(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         out = self._handler(message)
         if inspect.isawaitable(out):
+            import asyncio  # only for async handlers; it is slow to import
+
             out = asyncio.run(_wait(out))
         if out is None:
             return []
