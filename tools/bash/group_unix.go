@@ -14,9 +14,11 @@ import (
 
 // prepare makes the command lead a new session and so a new process group:
 // signals to the group reach its grandchildren, and it has no controlling
-// terminal to read from.
+// terminal to read from. Where the OS allows, the command also dies with
+// the runtime.
 func prepare(cmd *exec.Cmd) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	setParentDeath(cmd.SysProcAttr)
 	return nil
 }
 
