@@ -143,3 +143,10 @@ def test_tools_bad_format(rt: shellport.Runtime) -> None:
 def test_profile_from_config(transport: str) -> None:
     with shellport.Runtime({"profile": "persistent", "testTools": True}, transport) as rt:
         assert rt.profile == "persistent"
+
+
+async def test_call_id_reaches_the_tool(session: shellport.Session) -> None:
+    assert session.call("_echo", {}, call_id="toolu_01").meta["callId"] == "toolu_01"
+    assert (await session.acall("_echo", {}, call_id="toolu_02")).meta["callId"] == "toolu_02"
+    made = session.call("_echo", {}).meta["callId"]
+    assert made.startswith("call-"), made

@@ -45,21 +45,27 @@ class Session:
         """The Runtime this session belongs to."""
         return self._runtime
 
-    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+    def call(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, call_id: str | None = None
+    ) -> ToolResult:
         """Call a tool and block until it answers.
 
+        ``call_id`` is the model's id for the call (its tool-use id); the
+        presentation uses it as the terminal id, so a UI can match them.
         A Ctrl-C while waiting cancels the call in the runtime and re-raises
         KeyboardInterrupt. A tool that fails returns a ToolResult; exceptions
         are for protocol errors and a lost runtime.
         """
         return parse_tool_result(
-            self._connection().call("tools/call", self._params(name, arguments))
+            self._connection().call("tools/call", self._params(name, arguments, call_id))
         )
 
-    async def acall(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+    async def acall(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, call_id: str | None = None
+    ) -> ToolResult:
         """Call a tool from asyncio; cancelling the awaiting task cancels the call."""
         return parse_tool_result(
-            await self._connection().acall("tools/call", self._params(name, arguments))
+            await self._connection().acall("tools/call", self._params(name, arguments, call_id))
         )
 
     def notices(self) -> list[str]:
@@ -79,8 +85,10 @@ class Session:
 
         await asyncio.get_running_loop().run_in_executor(None, self.close)
 
-    def _params(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        return call_params(self._id, name, arguments)
+    def _params(
+        self, name: str, arguments: Mapping[str, Any] | None, call_id: str | None
+    ) -> dict[str, Any]:
+        return call_params(self._id, name, arguments, call_id)
 
     def _connection(self) -> Connection:
         return self._runtime._connection()
