@@ -89,5 +89,23 @@ def wait_until(predicate: Callable[[], bool], what: str, limit: float = 15.0) ->
         time.sleep(0.01)
 
 
+def alive(pid: int) -> bool:
+    """Whether pid is a live process (a zombie has already died)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_dead(pid: int, what: str) -> None:
+    """Wait (bounded) until pid is gone or a zombie."""
+
+    def dead() -> bool:
+        return not alive(pid)
+
+    wait_until(dead, f"{what} (pid {pid}) to die")
+
+
 def in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import shellport
-from conftest import wait_until
+from conftest import alive, wait_dead, wait_until
 
 #: Generous enough that no ordinary command times out on a loaded machine.
 CALL_TIMEOUT_MS = 60_000
@@ -73,22 +73,6 @@ def read_task(session: shellport.Session, task_id: str) -> tuple[str, str]:
     body, status = r.text[:cut], r.text[cut:]
     assert "\n" not in status
     return ("" if body == "[no new output]\n" else body), status
-
-
-def alive(pid: int) -> bool:
-    """Whether pid is a live process (a zombie has already died)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def wait_dead(pid: int, what: str) -> None:
-    def dead() -> bool:
-        return not alive(pid)
-
-    wait_until(dead, f"{what} (pid {pid}) to die")
 
 
 def wait_for_files(*paths: Path) -> None:

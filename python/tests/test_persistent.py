@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import shellport
-from conftest import wait_until
+from conftest import alive, wait_dead
 
 #: Long enough that no ordinary command here times out on a loaded machine.
 LONG_TIMEOUT_MS = 60_000
@@ -78,24 +78,6 @@ def expect(s: shellport.Session, command: str, text: str) -> shellport.ToolResul
     assert r.meta["shellReset"] is False
     assert r.meta["timedOut"] is False
     return r
-
-
-def alive(pid: int) -> bool:
-    """Whether pid is a live process (a zombie has already died)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def wait_dead(pid: int, what: str) -> None:
-    """Wait (bounded) until pid is gone or a zombie."""
-
-    def dead() -> bool:
-        return not alive(pid)
-
-    wait_until(dead, f"{what} (pid {pid}) to die")
 
 
 def read_pid(path: Path) -> int:
