@@ -31,9 +31,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/shellport/shellport/internal/inproc"
+	"github.com/shellport/shellport/internal/carrier/inproc"
+	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/rpc"
-	"github.com/shellport/shellport/runtime"
 )
 
 func init() {
@@ -68,7 +68,7 @@ func errorReply(code int, format string, args ...any) *C.char {
 
 //export shellport_version
 func shellport_version() *C.char {
-	return C.CString(runtime.Version)
+	return C.CString(core.Version)
 }
 
 // shellport_open starts a runtime with a JSON config (NULL or "" for the
@@ -84,12 +84,12 @@ func shellport_open(config *C.char) (h C.longlong) {
 			h = 0
 		}
 	}()
-	var cfg runtime.Config
+	var cfg core.Config
 	var cfgErr error
 	if config != nil {
-		cfg, cfgErr = runtime.ParseConfig([]byte(C.GoString(config)))
+		cfg, cfgErr = core.ParseConfig([]byte(C.GoString(config)))
 	}
-	conn := inproc.OpenOptions(runtime.Options{Config: cfg, ConfigErr: cfgErr, SpawnHelper: spawnHelper()})
+	conn := inproc.OpenOptions(core.Options{Config: cfg, ConfigErr: cfgErr, SpawnHelper: spawnHelper()})
 	handlesMu.Lock()
 	defer handlesMu.Unlock()
 	nextHandle++

@@ -17,17 +17,11 @@ static const char *shellport_library_path(void) {
 */
 import "C"
 
-import (
-	"os"
-	"path/filepath"
-)
+import "path/filepath"
 
-// besideLibrary returns the spawn helper shipped next to this dylib, or ""
-// when there is none. On macOS the runtime spawns shells through it so that
-// no fork of the large, multithreaded host process is needed. A helper that
-// is present but unusable is still returned: the runtime then reports it
-// instead of quietly spawning another way.
-func besideLibrary() string {
+// libraryDir returns the directory of the dylib this code was loaded from,
+// or "" when it cannot tell.
+func libraryDir() string {
 	p := C.shellport_library_path()
 	if p == nil {
 		return ""
@@ -36,9 +30,5 @@ func besideLibrary() string {
 	if err != nil {
 		return ""
 	}
-	helper := filepath.Join(filepath.Dir(lib), helperName)
-	if _, err := os.Lstat(helper); err != nil {
-		return ""
-	}
-	return helper
+	return filepath.Dir(lib)
 }

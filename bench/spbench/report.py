@@ -384,7 +384,7 @@ def render(res: dict[str, Any], json_name: str, png: str | None) -> str:
         "rewrites this file, `docs/benchmarks.png` and `bench/results/<date>.json`. "
         "`make bench-smoke` runs the same harness at tiny sizes without peers (part of "
         "`make test`). Go micro-benchmarks stay in their packages (`go test -bench` in "
-        "`tools/persistent`, `tools/bash`, `tools/editor`).\n"
+        "`internal/tools/persistent`, `internal/tools/bash`, `internal/tools/editor`).\n"
     )
     return "\n".join(parts)
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shellport/shellport/pty"
+	"github.com/shellport/shellport/internal/pty"
 )
 
 // buildHelper builds this command into a temporary directory.

@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/shellport/shellport/internal/inproc"
-	"github.com/shellport/shellport/runtime"
+	"github.com/shellport/shellport/internal/carrier/inproc"
+	"github.com/shellport/shellport/internal/core"
 )
 
 func call(args []string, stdout, stderr io.Writer) int {
@@ -40,7 +40,7 @@ func call(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shellport call: %v\n", err)
 		return 2
 	}
-	conn := inproc.OpenOptions(runtime.Options{Config: cfg, KeepSpill: true, SpawnHelper: spawnHelper()})
+	conn := inproc.OpenOptions(core.Options{Config: cfg, KeepSpill: true, SpawnHelper: spawnHelper()})
 	defer conn.Close()
 
 	var session struct {
@@ -50,7 +50,7 @@ func call(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shellport call: %v\n", err)
 		return 1
 	}
-	var result runtime.CallResult
+	var result core.CallResult
 	params := map[string]any{"session": session.Session, "name": name, "arguments": json.RawMessage(argsJSON)}
 	if err := request(conn, 2, "tools/call", params, &result); err != nil {
 		fmt.Fprintf(stderr, "shellport call: %v\n", err)

@@ -21,7 +21,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/shellport/shellport/runtime"
+	"github.com/shellport/shellport/internal/core"
 )
 
 const usage = `usage:
@@ -45,7 +45,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "call":
 		return call(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, runtime.Version)
+		fmt.Fprintln(stdout, core.Version)
 		return 0
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
@@ -103,12 +103,12 @@ func parseFlags(args []string, valued, boolean []string) (*flags, error) {
 
 // loadConfig reads --config: inline JSON when it starts with '{', else a
 // file path.
-func loadConfig(spec string) (runtime.Config, error) {
+func loadConfig(spec string) (core.Config, error) {
 	if strings.HasPrefix(strings.TrimSpace(spec), "{") {
-		return runtime.ParseConfig([]byte(spec))
+		return core.ParseConfig([]byte(spec))
 	}
 	if spec == "" {
-		return runtime.ParseConfig(nil)
+		return core.ParseConfig(nil)
 	}
-	return runtime.LoadConfig(spec)
+	return core.LoadConfig(spec)
 }

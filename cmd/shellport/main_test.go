@@ -13,24 +13,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/rpc"
-	"github.com/shellport/shellport/internal/transcript"
-	"github.com/shellport/shellport/runtime"
+	"github.com/shellport/shellport/internal/testkit/transcript"
 )
 
-// stdio runs `shellport serve` in-process on pipes: the same code path as
+// servePipes runs `shellport serve` in-process on pipes: the same code path as
 // the executable, minus the exec.
-type stdio struct {
+type servePipes struct {
 	in    *io.PipeWriter
 	lines chan []byte
 	exit  chan int
 }
 
-func startServe(t *testing.T, args ...string) *stdio {
+func startServe(t *testing.T, args ...string) *servePipes {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := &stdio{in: inW, lines: make(chan []byte, 1024), exit: make(chan int, 1)}
+	s := &servePipes{in: inW, lines: make(chan []byte, 1024), exit: make(chan int, 1)}
 	var stderr bytes.Buffer
 	go func() {
 		code := run(append([]string{"serve"}, args...), inR, outW, &stderr)
@@ -56,12 +56,12 @@ func startServe(t *testing.T, args ...string) *stdio {
 	return s
 }
 
-func (s *stdio) Send(msg []byte) error {
+func (s *servePipes) Send(msg []byte) error {
 	_, err := s.in.Write(append(append([]byte(nil), msg...), '\n'))
 	return err
 }
 
-func (s *stdio) Recv(timeout time.Duration) ([]byte, error) {
+func (s *servePipes) Recv(timeout time.Duration) ([]byte, error) {
 	select {
 	case line, ok := <-s.lines:
 		if !ok {
@@ -122,7 +122,7 @@ func TestServeExitNotification(t *testing.T) {
 func TestServeRefusesOtherVersion(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := run([]string{"serve", "--expect-version", "9.9.9"}, strings.NewReader(""), &out, &errOut)
-	if code == 0 || !strings.Contains(errOut.String(), `"9.9.9"`) || !strings.Contains(errOut.String(), runtime.Version) {
+	if code == 0 || !strings.Contains(errOut.String(), `"9.9.9"`) || !strings.Contains(errOut.String(), core.Version) {
 		t.Fatalf("code %d, stderr %q", code, errOut.String())
 	}
 	if out.Len() != 0 {
@@ -143,7 +143,7 @@ func TestServeBadConfigStillAnswers(t *testing.T) {
 
 func TestVersionAndUsage(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"version"}, nil, &out, &errOut); code != 0 || strings.TrimSpace(out.String()) != runtime.Version {
+	if code := run([]string{"version"}, nil, &out, &errOut); code != 0 || strings.TrimSpace(out.String()) != core.Version {
 		t.Fatalf("version: %d %q", code, out.String())
 	}
 	out.Reset()
@@ -208,7 +208,7 @@ func TestServeKillsEverythingAtEndOfInput(t *testing.T) {
 
 // awaitPID reads the PID=N line the command printed: from the reply in the
 // persistent profile, from the task's output in the one-shot one.
-func awaitPID(t *testing.T, s *stdio, profile string) int {
+func awaitPID(t *testing.T, s *servePipes, profile string) int {
 	t.Helper()
 	re := regexp.MustCompile(`PID=(\d+)`)
 	for attempt := 0; attempt < 50; attempt++ {

@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
-	"github.com/shellport/shellport/internal/rpc"
-	"github.com/shellport/shellport/runtime"
+	"github.com/shellport/shellport/internal/carrier/stdio"
+	"github.com/shellport/shellport/internal/core"
 )
 
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -24,8 +22,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shellport serve: unexpected argument %q\n", f.rest[0])
 		return 2
 	}
-	if want := f.values["expect-version"]; want != "" && want != runtime.Version {
-		fmt.Fprintf(stderr, "shellport serve: the client expects version %q but this executable is version %q\n", want, runtime.Version)
+	if want := f.values["expect-version"]; want != "" && want != core.Version {
+		fmt.Fprintf(stderr, "shellport serve: the client expects version %q but this executable is version %q\n", want, core.Version)
 		return 1
 	}
 	logw := stderr
@@ -45,65 +43,24 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(logw, "shellport serve: %v\n", cfgErr)
 	}
 
-	out := rpc.NewFrameWriter(stdout)
-	rt := runtime.New(runtime.Options{Config: cfg, ConfigErr: cfgErr, Send: out.Write, Log: logw, SpawnHelper: spawnHelper()})
-
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(signals)
-
-	inputDone := make(chan error, 1)
-	go func() { inputDone <- readLoop(rt, stdin) }()
-
-	code := 0
-	select {
-	case err := <-inputDone:
-		if err != nil {
-			fmt.Fprintf(logw, "shellport serve: read stdin: %v\n", err)
-			code = 1
-		}
-		// Answer what was already asked: every call is bounded by its tool's
-		// timeout, and an exit notification or a signal cuts the wait short.
-		ctx, cancel := context.WithTimeout(context.Background(), drainLimit)
-		go func() {
-			select {
-			case <-rt.ExitRequested():
-			case <-signals:
-			case <-ctx.Done():
-			}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case sig := <-signals:
+			fmt.Fprintf(logw, "shellport serve: %v: shutting down\n", sig)
 			cancel()
-		}()
-		_ = rt.Drain(ctx) // on timeout Close below cancels what is left
-		cancel()
-	case <-rt.ExitRequested():
-	case sig := <-signals:
-		fmt.Fprintf(logw, "shellport serve: %v: shutting down\n", sig)
-	}
-	if err := rt.Close(); err != nil {
-		fmt.Fprintf(logw, "shellport serve: close: %v\n", err)
-	}
-	return code
-}
-
-// drainLimit bounds the wait for in-flight calls at end of input; it is a
-// little over the longest timeout a call may ask for.
-const drainLimit = 11 * time.Minute
-
-// readLoop feeds every frame to the runtime until end of input.
-func readLoop(rt *runtime.Runtime, stdin io.Reader) error {
-	in := rpc.NewFrameReader(stdin, rt.MaxMessage())
-	for {
-		msg, err := in.Read()
-		var tooLarge *rpc.TooLargeError
-		switch {
-		case err == nil:
-			rt.Deliver(msg)
-		case errors.As(err, &tooLarge):
-			rt.DeliverError(err)
-		case errors.Is(err, io.EOF):
-			return nil
-		default:
-			return err
+		case <-ctx.Done():
 		}
+	}()
+
+	opts := core.Options{Config: cfg, ConfigErr: cfgErr, Log: logw, SpawnHelper: spawnHelper()}
+	if err := stdio.Serve(ctx, stdin, stdout, opts); err != nil {
+		fmt.Fprintf(logw, "shellport serve: read stdin: %v\n", err)
+		return 1
 	}
+	return 0
 }

@@ -45,7 +45,7 @@ func buildHelper(t *testing.T) (wrapper, marker string) {
 // rpcClient drives a serve instance one request at a time.
 type rpcClient struct {
 	t  *testing.T
-	s  *stdio
+	s  *servePipes
 	id int
 }
 

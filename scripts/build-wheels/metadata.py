@@ -29,9 +29,9 @@ def check_versions(project: dict) -> str:
     """Return the version, after checking pyproject, the package and Go agree."""
     version = project["version"]
     py = re.search(r'__version__\s*=\s*"([^"]+)"', (PACKAGE_DIR / "_version.py").read_text())
-    go = re.search(r'const Version = "([^"]+)"', (ROOT / "runtime" / "runtime.go").read_text())
+    go = re.search(r'const Version = "([^"]+)"', (ROOT / "internal" / "core" / "runtime.go").read_text())
     found = {"python/pyproject.toml": version, "python/src/shellport/_version.py": py and py.group(1),
-             "runtime/runtime.go": go and go.group(1)}
+             "internal/core/runtime.go": go and go.group(1)}
     if len(set(found.values())) != 1:
         raise BuildError(f"versions disagree, and a wheel would refuse to run: {found}")
     return version

@@ -1,0 +1,26 @@
+package inproc
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/shellport/shellport/internal/core"
+)
+
+// BenchmarkCallEcho is the runtime's own cost per tool call on the path the
+// C ABI uses: decode, dispatch, a trivial tool, result and presentation,
+// encode, and the hand-over of the reply.
+func BenchmarkCallEcho(b *testing.B) {
+	c := Open(core.Config{TestTools: true}, nil, false)
+	defer c.Close()
+	if _, err := c.Call([]byte(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/","id":"a"}}`)); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Call([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"session":"a","name":"_echo","arguments":{}}}`, i+1))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

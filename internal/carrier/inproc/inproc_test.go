@@ -1,0 +1,118 @@
+package inproc
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shellport/shellport/internal/core"
+	"github.com/shellport/shellport/internal/testkit/transcript"
+)
+
+func open(t *testing.T) *Conn {
+	t.Helper()
+	c := Open(core.Config{}, nil, false)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// TestTranscripts plays the shared JSON-RPC transcripts through the path the
+// C ABI uses (the capi package is a thin cgo shell over this).
+func TestTranscripts(t *testing.T) {
+	files, err := filepath.Glob("../../../testdata/rpc/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			steps, err := transcript.Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := transcript.Run(open(t), steps, 20*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestCallGetsOwnReply checks that a blocking Call and a reader draining
+// Recv can share one connection: each reply goes to whoever waits for it.
+func TestCallGetsOwnReply(t *testing.T) {
+	c := open(t)
+	if err := c.Send([]byte(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"config":{"testTools":true}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"_echo","arguments":{"n":%d}}}`, 100+i, i)
+			reply, err := c.Call([]byte(req))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if !strings.Contains(string(reply), fmt.Sprintf(`\"n\":%d`, i)) {
+				t.Errorf("call %d got someone else's reply: %s", i, reply)
+			}
+		}(i)
+	}
+	wg.Wait()
+	// Only the initialize reply went to the Recv queue.
+	msg, err := c.Recv(5 * time.Second)
+	if err != nil || !strings.Contains(string(msg), `"id":"init"`) {
+		t.Fatalf("recv: %s %v", msg, err)
+	}
+	if msg, _ := c.Recv(50 * time.Millisecond); msg != nil {
+		t.Fatalf("a Call reply leaked into Recv: %s", msg)
+	}
+}
+
+func TestTooLargeMessageKeepsServing(t *testing.T) {
+	c := open(t)
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"_echo","arguments":{"s":"` + strings.Repeat("x", 10<<20) + `"}}}`
+	reply, err := c.Call([]byte(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		ID    int
+		Error struct{ Code int } `json:"error"`
+	}
+	if json.Unmarshal(reply, &resp) != nil || resp.Error.Code != -32004 || resp.ID != 1 {
+		t.Fatalf("want message-too-large error for id 1, got %.300s", reply)
+	}
+	// Through Send the reply goes to the Recv queue, with the id read from
+	// the head of the message.
+	if err := c.Send([]byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := c.Recv(5 * time.Second)
+	want := fmt.Sprintf("message too large: %d bytes", len(big))
+	if err != nil || !strings.Contains(string(msg), `"id":1`) || !strings.Contains(string(msg), "-32004") || !strings.Contains(string(msg), want) {
+		t.Fatalf("want message-too-large error, got %.300s %v", msg, err)
+	}
+	reply, err = c.Call([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	if err != nil || !strings.Contains(string(reply), `"tools"`) {
+		t.Fatalf("runtime stopped serving: %.300s %v", reply, err)
+	}
+}
+
+func TestClosedConnRefuses(t *testing.T) {
+	c := open(t)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); err != ErrClosed {
+		t.Fatalf("send after close: %v", err)
+	}
+	if _, err := c.Recv(time.Second); err != ErrClosed {
+		t.Fatalf("recv after close: %v", err)
+	}
+}

@@ -1,0 +1,174 @@
+// Package core is shellport's core: sessions, the tool registry, config
+// and profiles, and the JSON-RPC dispatcher that both carriers (the C ABI in
+// capi/ and the stdio executable in cmd/shellport) feed.
+//
+// A carrier creates a Runtime with a Send function for outgoing messages,
+// hands it every incoming message with Deliver, and calls Close at the end:
+//
+//	rt := core.New(core.Options{Config: cfg, Send: writeLine})
+//	for each line read { rt.Deliver(line) }
+//	rt.Close()
+//
+// Requests are answered concurrently, each on its own goroutine with its own
+// context; $/cancelRequest cancels one by id. The method set is documented in
+// docs/PROTOCOL.md.
+package core
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shellport/shellport/internal/rpc"
+)
+
+// Version is the runtime's version. The Python package and the native files
+// in a wheel must carry the same one.
+const Version = "0.1.0"
+
+// ProtocolVersion is the version of the message set in docs/PROTOCOL.md.
+const ProtocolVersion = 1
+
+// Options configure a Runtime.
+type Options struct {
+	// Config is used unless the client's initialize brings its own.
+	Config Config
+	// ConfigErr, when set, is a config that failed to parse before the
+	// runtime started (bad --config, bad shellport_open argument). It is
+	// reported to the first request instead of being silently replaced.
+	ConfigErr error
+	// Send writes one outgoing message. It must be safe for concurrent use.
+	Send func(msg []byte) error
+	// Log receives diagnostics (recovered panics). Nil discards them.
+	Log io.Writer
+	// KeepSpill keeps spill files after Close (for one-off CLI calls whose
+	// output names a spill file the user will read afterwards).
+	KeepSpill bool
+	// SpawnHelper is the default path of shellport-spawn-helper, used by
+	// the persistent bash when the config names none (tools.bash.spawnHelper);
+	// empty means shells are spawned directly. Carriers set it from
+	// SHELLPORT_SPAWN_HELPER or, on macOS, to the helper shipped beside
+	// them. A helper that is missing or not executable fails the runtime's
+	// initialization with an error naming the path; there is no silent
+	// fallback to direct spawning.
+	SpawnHelper string
+}
+
+// Runtime serves the shellport message set.
+type Runtime struct {
+	opts Options
+	srv  *rpc.Server
+	cwd  string // for calls made without a session
+
+	mu          sync.Mutex
+	cfg         Config
+	reg         *registry // nil until initialized
+	initErr     error
+	spillDir    string
+	sessions    map[string]*session
+	nextSession int
+	shutdown    bool
+
+	calls     sync.WaitGroup // admitted tool calls not yet answered
+	nextCall  atomic.Int64
+	exitOnce  sync.Once
+	exit      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New returns a runtime that answers through opts.Send.
+func New(opts Options) *Runtime {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = "/"
+	}
+	rt := &Runtime{opts: opts, cwd: cwd, cfg: opts.Config, sessions: map[string]*session{}, exit: make(chan struct{})}
+	rt.srv = rpc.NewServer(rpc.HandlerFunc(rt.accept), opts.Send)
+	rt.srv.OnPanic(func(method string, v any, stack []byte) {
+		fmt.Fprintf(opts.Log, "shellport: recovered panic in %s: %v\n%s", method, v, stack)
+	})
+	return rt
+}
+
+// Deliver handles one incoming message. Call it from one goroutine: the
+// order of delivery is the order requests are admitted.
+func (rt *Runtime) Deliver(msg []byte) {
+	if limit := rt.maxMessage(); len(msg) > limit {
+		rt.srv.DeliverError(rpc.NewTooLargeError(msg, limit))
+		return
+	}
+	rt.srv.Deliver(msg)
+}
+
+// DeliverError answers a message the carrier could not read whole (too
+// large, unreadable).
+func (rt *Runtime) DeliverError(err error) { rt.srv.DeliverError(err) }
+
+// MaxMessage is the largest message the runtime accepts, in bytes.
+func (rt *Runtime) MaxMessage() int { return rt.maxMessage() }
+
+func (rt *Runtime) maxMessage() int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.cfg.MaxMessageBytes > 0 {
+		return rt.cfg.MaxMessageBytes
+	}
+	return rpc.DefaultMaxMessage
+}
+
+// ExitRequested is closed when the client sent the exit notification.
+func (rt *Runtime) ExitRequested() <-chan struct{} { return rt.exit }
+
+// Drain stops taking requests and waits until every request already
+// delivered has been answered, or ctx ends. The executable drains at end of
+// input, so a script that pipes its requests and closes stdin still gets
+// every reply.
+func (rt *Runtime) Drain(ctx context.Context) error {
+	return rt.srv.Close(ctx)
+}
+
+// Close ends every session, kills every process the tools started, answers
+// in-flight requests (as cancelled), and removes the spill directory. It is
+// safe to call more than once; later calls return the first result.
+func (rt *Runtime) Close() error {
+	rt.closeOnce.Do(func() {
+		rt.mu.Lock()
+		rt.shutdown = true
+		rt.mu.Unlock()
+		rt.srv.CancelAll()
+		rt.closeErr = rt.closeTools()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := rt.srv.Close(ctx); err != nil && rt.closeErr == nil {
+			rt.closeErr = err
+		}
+		rt.mu.Lock()
+		dir := rt.spillDir
+		rt.mu.Unlock()
+		if dir != "" && !rt.opts.KeepSpill {
+			_ = os.RemoveAll(dir) // best effort
+		}
+	})
+	return rt.closeErr
+}
+
+// closeTools kills what every tool started. Safe to run twice (shutdown,
+// then Close): tools' Close is idempotent.
+func (rt *Runtime) closeTools() error {
+	rt.mu.Lock()
+	reg := rt.reg
+	rt.sessions = map[string]*session{}
+	rt.mu.Unlock()
+	if reg == nil {
+		return nil
+	}
+	return reg.close()
+}

@@ -1,0 +1,154 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/tools"
+)
+
+type toolsCallParams struct {
+	Session   string          `json:"session,omitempty"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	CallID    string          `json:"callId,omitempty"`
+}
+
+// CallResult is the MCP-shaped result of tools/call.
+type CallResult struct {
+	Content           []tools.TextPart `json:"content"`
+	IsError           bool             `json:"isError"`
+	StructuredContent map[string]any   `json:"structuredContent,omitempty"`
+	Meta              map[string]any   `json:"_meta,omitempty"`
+}
+
+// toolsCall admits a call in arrival order and returns the job that runs it.
+// For a serial tool the call takes its place in the session's queue here, so
+// pipelined calls run first to last whatever the goroutine scheduler does.
+func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
+	var p toolsCallParams
+	if err := decodeParams("tools/call", req.Params, &p); err != nil {
+		return fail(err)
+	}
+	if p.Name == "" {
+		return fail(rpc.Errorf(rpc.CodeInvalidParams, `invalid params for tools/call: "name" is required`))
+	}
+	if len(p.Arguments) > 0 && p.Arguments[0] != '{' && string(p.Arguments) != "null" {
+		return fail(rpc.Errorf(rpc.CodeInvalidParams, "invalid params for tools/call: arguments of %q must be an object", p.Name))
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	m := rt.reg.lookup(p.Name)
+	if m == nil {
+		return fail(rpc.Errorf(rpc.CodeUnknownTool, "unknown tool %q (tools: %s)", p.Name, strings.Join(rt.reg.names(), ", ")))
+	}
+	call := &tools.Call{ID: p.CallID, Arguments: p.Arguments, Session: tools.Session{Cwd: rt.cwd}}
+	if call.ID == "" {
+		call.ID = fmt.Sprintf("call-%d", rt.nextCall.Add(1))
+	}
+	var wait, turnDone chan struct{}
+	if p.Session != "" {
+		s := rt.sessions[p.Session]
+		if s == nil {
+			return fail(rpc.Errorf(rpc.CodeSessionNotFound, "tools/call: no session %q (create one with session/new)", p.Session))
+		}
+		call.Session = s.info
+		if m.serial {
+			wait, turnDone = s.turn[m.name], make(chan struct{})
+			s.turn[m.name] = turnDone
+		}
+	}
+	release := handOver(wait, turnDone)
+	if hasNUL(p.Arguments) {
+		release()
+		return done(errorResult(m, call, "invalid arguments: strings must not contain NUL (\\u0000) characters"), nil)
+	}
+	rt.calls.Add(1)
+	return async(func(ctx context.Context) (any, error) {
+		defer rt.calls.Done()
+		defer release()
+		if wait != nil {
+			select {
+			case <-wait:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return rt.runTool(ctx, m, call), nil
+	})
+}
+
+// handOver returns the function that passes the session's turn to the next
+// call. A call that ends before its turn came (cancelled while queued) must
+// not let its successor overtake the predecessor, so the hand-over then
+// waits for the predecessor too.
+func handOver(wait, turnDone chan struct{}) func() {
+	return func() {
+		switch {
+		case turnDone == nil:
+		case wait == nil:
+			close(turnDone)
+		default:
+			select {
+			case <-wait:
+				close(turnDone)
+			default:
+				go func() { <-wait; close(turnDone) }()
+			}
+		}
+	}
+}
+
+func (rt *Runtime) runTool(ctx context.Context, m *mounted, call *tools.Call) *CallResult {
+	res, err := m.tool.Call(ctx, call)
+	switch {
+	case err != nil:
+		res = &tools.Result{Text: fmt.Sprintf("tool %q failed: %v", m.name, err), IsError: true}
+	case res == nil:
+		res = &tools.Result{Text: fmt.Sprintf("tool %q returned no result", m.name), IsError: true}
+	}
+	return buildResult(m, call, res)
+}
+
+func errorResult(m *mounted, call *tools.Call, text string) *CallResult {
+	return buildResult(m, call, &tools.Result{Text: text, IsError: true})
+}
+
+func buildResult(m *mounted, call *tools.Call, res *tools.Result) *CallResult {
+	out := &CallResult{
+		Content:           []tools.TextPart{{Type: "text", Text: res.Text}},
+		IsError:           res.IsError,
+		StructuredContent: res.Structured,
+	}
+	out.Meta = map[string]any{"presentation": present(m, call, res)}
+	return out
+}
+
+// present asks the tool for its presentation; a tool whose renderer panics
+// gets the generic card rather than taking the call down with it.
+func present(m *mounted, call *tools.Call, res *tools.Result) (p tools.Presentation) {
+	defer func() {
+		if recover() != nil {
+			p = tools.Generic(m.name, call, res)
+		}
+	}()
+	return m.tool.Present(call, res)
+}
+
+// hasNUL reports whether a JSON text holds an escaped NUL in a string. Raw
+// NUL bytes never get this far: they make the message invalid JSON.
+func hasNUL(raw json.RawMessage) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] == 'u' && i+5 < len(raw) && string(raw[i+2:i+6]) == "0000" {
+			return true
+		}
+		i++ // skip the escaped character, so `\\u0000` is not a NUL
+	}
+	return false
+}

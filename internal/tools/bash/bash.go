@@ -1,0 +1,114 @@
+// Package bash is shellport's one-shot bash tool and its two companions for
+// background tasks.
+//
+//   - bash runs a command with `bash -c` in a new session and process group,
+//     stdin /dev/null, in the calling session's working directory (or the
+//     workdir argument), and returns stdout, a [stderr] section and status
+//     markers. Nothing persists between calls.
+//   - bash with run_in_background starts a task (bash-1, bash-2, …) and returns
+//     at once; bash_output reads what the task printed since the last read and
+//     bash_kill stops its whole process group.
+//
+// The three tools share one executor, so every session's tasks live in one
+// table. A task belongs to the session that started it, for the runtime's
+// life: other sessions can neither read nor stop it. A task started without a
+// session is open to anyone, and a call without a session cannot touch a task
+// that has an owner.
+//
+// Process groups are the unit of cleanup: a timeout sends SIGTERM and then
+// SIGKILL to the whole group; when a command's shell exits, whatever it left
+// running in its group is killed; closing a session kills that session's
+// tasks (their ownership records stay); Close kills everything.
+//
+// Result texts end in markers that [ParseStatus] reads back:
+//
+//	[cancelled]
+//	[timed out after 500ms]
+//	[killed by signal: SIGKILL]
+//	[exit code: 2]
+//	[output truncated; full output: /spill/bash-output-123.txt]
+package bash
+
+import (
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// Canonical tool names. The runtime may expose the tools under other names.
+const (
+	NameBash   = "bash"
+	NameOutput = "bash_output"
+	NameKill   = "bash_kill"
+)
+
+// Defaults of the tools.Config fields the tools read.
+const (
+	DefaultTimeoutMs      = 120_000 // Config.TimeoutMs
+	DefaultMaxTimeoutMs   = 600_000 // Config.MaxTimeoutMs
+	DefaultMaxOutputChars = 30_000  // Config.MaxOutputChars
+	DefaultMaxTasks       = 16      // Config.MaxTasks: background tasks running at once
+	DefaultMaxLogBytes    = 1 << 20 // Config.MaxLogBytes: unread output kept in memory per task
+	DefaultShell          = "bash"  // Config.Shell
+)
+
+// Params are the arguments of the bash tool.
+type Params struct {
+	// Command is run with `bash -c`.
+	Command string `json:"command"`
+	// Description is a 5–10 word summary for logs and UIs; it does not
+	// change what runs.
+	Description string `json:"description"`
+	// TimeoutMs overrides the default timeout, up to the configured maximum.
+	// It is ignored for background tasks.
+	TimeoutMs *float64 `json:"timeoutMs"`
+	// Workdir is absolute, or relative to the session's working directory.
+	Workdir string `json:"workdir"`
+	// RunInBackground starts a task and returns its id at once.
+	RunInBackground bool `json:"run_in_background"`
+}
+
+// TaskParams are the arguments of bash_output and bash_kill.
+type TaskParams struct {
+	TaskID string `json:"task_id"`
+}
+
+// New returns the bash, bash_output and bash_kill tools, in that order. They
+// share one executor: tasks started through the first are read and stopped
+// through the other two. cfg is the bash tool's configuration; New reads
+// TimeoutMs, MaxTimeoutMs, MaxOutputChars, MaxTasks, MaxLogBytes, Shell and
+// Description (the last for bash only).
+//
+// Each tool implements [tools.SessionCloser] and [tools.Closer]; calling
+// them on all three, or twice, is harmless.
+func New(host tools.Host, cfg tools.Config) []tools.Tool {
+	e := newExecutor(host, cfg)
+	return []tools.Tool{&bashTool{e}, &outputTool{e}, &killTool{e}}
+}
+
+// Status is what the trailing markers of a bash result text report.
+type Status struct {
+	// ExitCode is 0 unless an [exit code: N] marker says otherwise, and -1
+	// when the command was killed by a signal.
+	ExitCode int
+	// Signal is the signal name of a [killed by signal: NAME] marker.
+	Signal string
+	// TimedOut and TimeoutMs come from [timed out after Nms].
+	TimedOut  bool
+	TimeoutMs int
+	// Cancelled comes from [cancelled]: the call was aborted.
+	Cancelled bool
+	// Truncated and SpillPath come from [output truncated; full output: PATH];
+	// SpillPath is empty when the full output could not be saved.
+	Truncated bool
+	SpillPath string
+	// Body is the text before the markers, with the newline that separated
+	// them; empty for [no output].
+	Body string
+}
+
+// ParseStatus reads the status markers at the end of a bash result text. It
+// is the inverse of how results are written: one marker per line, in the
+// order shown in the package doc, with at most one of exit code and signal.
+// Output that ends in marker-shaped lines which could precede the real
+// markers is indistinguishable from them, so prefer Result.Structured when
+// it is available.
+func ParseStatus(text string) Status { return parseStatus(text) }

@@ -1,0 +1,42 @@
+package bash_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/bash"
+)
+
+func Example() {
+	ts := bash.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{})
+	defer ts[0].(tools.Closer).Close()
+
+	res, err := ts[0].Call(context.Background(), &tools.Call{
+		ID:        "call-1",
+		Session:   tools.Session{ID: "s1", Cwd: "/"},
+		Arguments: json.RawMessage(`{"command": "echo hello; echo oops >&2; exit 3", "description": "Greet, complain and fail"}`),
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Text)
+	fmt.Println("isError:", res.IsError, "exitCode:", res.Structured["exitCode"])
+	// Output:
+	// hello
+	// [stderr]
+	// oops
+	// [exit code: 3]
+	// isError: false exitCode: 3
+}
+
+func ExampleParseStatus() {
+	st := bash.ParseStatus("partial output\n[timed out after 500ms]\n[killed by signal: SIGTERM]")
+	fmt.Println(st.TimedOut, st.TimeoutMs, st.Signal, st.ExitCode)
+	fmt.Printf("%q\n", st.Body)
+	// Output:
+	// true 500 SIGTERM -1
+	// "partial output\n"
+}

@@ -1,0 +1,170 @@
+package bash
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// executor runs commands for all sessions and keeps the table of background
+// tasks. It is shared by the three tools New returns.
+type executor struct {
+	host tools.Host
+	set  settings
+
+	shellMu   sync.Mutex
+	shellPath string // resolved once, on first use
+	bufs      bufPool
+
+	mu      sync.Mutex
+	closed  bool
+	seq     int              // last task number handed out
+	tasks   map[string]*task // every task ever started, for ownership checks
+	running int              // tasks started or starting and not yet finished
+	live    map[*group]struct{}
+}
+
+func newExecutor(host tools.Host, cfg tools.Config) *executor {
+	return &executor{
+		host:  host,
+		set:   newSettings(host, cfg),
+		tasks: make(map[string]*task),
+		live:  make(map[*group]struct{}),
+	}
+}
+
+// shell returns the path of the bash executable. A failed lookup is not
+// cached, so installing bash later helps.
+func (e *executor) shell() (string, error) {
+	e.shellMu.Lock()
+	defer e.shellMu.Unlock()
+	if e.shellPath != "" {
+		return e.shellPath, nil
+	}
+	p, err := exec.LookPath(e.set.shell)
+	if err != nil {
+		return "", fmt.Errorf("find shell %q: %w", e.set.shell, err)
+	}
+	e.shellPath = p
+	return p, nil
+}
+
+// start runs command with `bash -c` in dir, stdin /dev/null, stdout and
+// stderr on the given files, and tracks it as live until forget.
+func (e *executor) start(command, dir string, env []string, stdout, stderr *os.File, owner string) (*group, error) {
+	path, err := e.shell()
+	if err != nil {
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path:   path,
+		Args:   []string{filepath.Base(path), "-c", command},
+		Dir:    dir,
+		Env:    env,
+		Stdout: stdout,
+		Stderr: stderr,
+	}
+	if err := prepare(cmd); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", path, err)
+	}
+	g := &group{cmd: cmd, pid: cmd.Process.Pid, owner: owner, done: make(chan struct{})}
+	e.mu.Lock()
+	if e.closed {
+		// Close ran while this one was starting and could not see it.
+		g.cause = causeShutdown
+		_ = killGroup(g.pid, sigKill) // best effort
+	}
+	e.live[g] = struct{}{}
+	e.mu.Unlock()
+	return g, nil
+}
+
+// forget marks a group as finished and drained.
+func (e *executor) forget(g *group) {
+	e.mu.Lock()
+	delete(e.live, g)
+	e.mu.Unlock()
+	close(g.done)
+}
+
+// closeSession stops what the session started. Its tasks' ownership records
+// stay, so later calls about them still get "belongs to another session".
+func (e *executor) closeSession(sessionID string) {
+	if sessionID == "" {
+		return
+	}
+	e.mu.Lock()
+	var groups []*group
+	for g := range e.live {
+		if g.owner == sessionID {
+			groups = append(groups, g)
+		}
+	}
+	var owned []*task
+	for _, t := range e.tasks {
+		if t.owner == sessionID {
+			owned = append(owned, t)
+		}
+	}
+	e.mu.Unlock()
+	stopAll(groups, causeSession)
+	for _, t := range owned {
+		t.release()
+	}
+}
+
+// close stops every live group and refuses new ones.
+func (e *executor) close() error {
+	e.mu.Lock()
+	e.closed = true
+	groups := make([]*group, 0, len(e.live))
+	for g := range e.live {
+		groups = append(groups, g)
+	}
+	e.mu.Unlock()
+	stuck := stopAll(groups, causeShutdown)
+	if stuck > 0 {
+		return fmt.Errorf("bash: %d process groups had not exited %s after SIGKILL", stuck, drainWait+time.Second)
+	}
+	return nil
+}
+
+// stopAll sends SIGTERM to every group, SIGKILL after closeGrace, and waits
+// a bounded time for them to finish. It returns how many did not.
+func stopAll(groups []*group, c stopCause) int {
+	for _, g := range groups {
+		g.stop(c, closeGrace)
+	}
+	deadline := time.NewTimer(closeGrace + drainWait + time.Second)
+	defer deadline.Stop()
+	for i, g := range groups {
+		select {
+		case <-g.done:
+		case <-deadline.C:
+			stuck := 0
+			for _, g := range groups[i:] {
+				select {
+				case <-g.done:
+				default:
+					stuck++
+				}
+			}
+			return stuck
+		}
+	}
+	return 0
+}

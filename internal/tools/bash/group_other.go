@@ -1,0 +1,18 @@
+//go:build !unix
+
+package bash
+
+import (
+	"os"
+	"os/exec"
+
+	"github.com/shellport/shellport/internal/platform"
+)
+
+func prepare(*exec.Cmd) error { return unsupported("running commands in their own process group") }
+
+func killGroup(int, signal) error { return unsupported("signalling a process group") }
+
+func exitOf(ps *os.ProcessState) exitInfo { return exitInfo{code: ps.ExitCode()} }
+
+func unsupported(op string) error { return platform.Unsupported("bash: " + op) }

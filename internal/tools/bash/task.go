@@ -1,0 +1,290 @@
+package bash
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// task is a command started with run_in_background. Its stdout and stderr
+// share one pipe, so the log keeps the order they were written in.
+type task struct {
+	id      string
+	owner   string // session that started it; "" means anyone may use it
+	command string
+	g       *group
+	log     *spillFile // full output; nil when it could not be created
+	logPath string
+	logErr  error
+
+	mu       sync.Mutex
+	unread   ring  // newest output not yet returned by bash_output
+	pending  int64 // bytes written since the last read, kept or not
+	finished bool  // reaped and drained: pending holds all there will be
+	exit     exitInfo
+	cause    stopCause
+	released bool // the owner's session closed; output is dropped
+}
+
+// spawn starts a background task and returns at once.
+func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, error) {
+	e.mu.Lock()
+	switch {
+	case e.closed:
+		e.mu.Unlock()
+		return startError(ErrClosed), nil
+	case e.running >= e.set.maxTasks:
+		e.mu.Unlock()
+		return tools.Errorf("too many background tasks are running (the limit is %d); stop one with bash_kill or wait for one to finish", e.set.maxTasks), nil
+	}
+	e.running++ // reserve the slot before starting, so the limit holds under races
+	e.mu.Unlock()
+
+	r, w, err := pipe()
+	if err != nil {
+		e.taskDone()
+		return nil, fmt.Errorf("bash: create output pipe: %w", err)
+	}
+	g, err := e.start(command, dir, call.Session.Environ(os.Environ()), w, w, call.Session.ID)
+	_ = w.Close() // best effort: the child holds its own copy
+	if err != nil {
+		_ = r.Close() // best effort
+		e.taskDone()
+		return startError(err), nil
+	}
+
+	e.mu.Lock()
+	e.seq++
+	t := &task{
+		id:      fmt.Sprintf("bash-%d", e.seq),
+		owner:   call.Session.ID,
+		command: command,
+		g:       g,
+		unread:  ring{max: e.set.maxLogBytes},
+	}
+	e.mu.Unlock()
+	// The pipe holds the first output while the log is created; the task is
+	// published only once complete.
+	t.log, t.logErr = createSpill(e.set.spillDir, t.id)
+	if t.log != nil {
+		t.logPath = t.log.f.Name()
+	}
+	e.mu.Lock()
+	e.tasks[t.id] = t
+	e.mu.Unlock()
+	go e.supervise(t, r)
+
+	text := fmt.Sprintf("Started background task %s. Read its new output with bash_output and stop it with bash_kill.", t.id)
+	s := map[string]any{"taskId": t.id, "status": "running"}
+	if t.logPath != "" {
+		text += "\nFull output log: " + t.logPath
+		s["spillPath"] = t.logPath
+	}
+	return &tools.Result{Text: text, Structured: s}, nil
+}
+
+func (e *executor) taskDone() {
+	e.mu.Lock()
+	e.running--
+	e.mu.Unlock()
+}
+
+// supervise waits for the task to end, drains its output, records how it
+// ended and tells the owner.
+func (e *executor) supervise(t *task, r *os.File) {
+	read := make(chan struct{})
+	go func() { defer close(read); t.pump(r, &e.bufs) }()
+	ps, _ := t.g.wait()
+	_ = r.SetReadDeadline(time.Now().Add(drainWait)) // best effort, as in run
+	<-read
+	_ = r.Close() // best effort
+	var logErr error
+	if t.log != nil {
+		logErr = t.log.finish()
+	}
+	x := exitInfo{code: -1}
+	if ps != nil {
+		x = exitOf(ps)
+	}
+	cause, _ := t.g.outcome()
+
+	t.mu.Lock()
+	t.finished, t.exit, t.cause = true, x, cause
+	if t.logErr == nil {
+		t.logErr = logErr
+	}
+	t.mu.Unlock()
+	e.taskDone()
+	e.forget(t.g)
+
+	// A task the tool stopped was stopped on someone's request, who knows.
+	if t.owner != "" && cause == causeNone {
+		_, line := taskStatus(true, x, cause)
+		e.host.Notice(t.owner, fmt.Sprintf("Background task %s finished (%s): %s", t.id, line, oneLine(t.command, 80)))
+	}
+}
+
+func (t *task) pump(r *os.File, bufs *bufPool) {
+	buf := bufs.get()
+	defer bufs.put(buf)
+	for {
+		n, err := r.Read(*buf)
+		if n > 0 {
+			p := (*buf)[:n]
+			t.mu.Lock()
+			if !t.released {
+				t.unread.write(p)
+			}
+			t.pending += int64(n)
+			t.mu.Unlock()
+			if t.log != nil {
+				t.log.write(p)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// release drops the task's unread output; its ownership record stays.
+func (t *task) release() {
+	t.mu.Lock()
+	t.released = true
+	t.unread = ring{}
+	t.mu.Unlock()
+}
+
+// taskStatus returns the status word for Structured and the status line.
+func taskStatus(finished bool, x exitInfo, cause stopCause) (string, string) {
+	switch {
+	case !finished:
+		return "running", "running"
+	case cause == causeKill || cause == causeSession || cause == causeShutdown:
+		return "killed", "killed"
+	case x.signal != "":
+		return "killed", "killed by signal: " + x.signal
+	}
+	return "completed", fmt.Sprintf("completed, exit code: %d", x.code)
+}
+
+// lookup finds the task a bash_output or bash_kill call names, if the caller
+// may use it.
+func (e *executor) lookup(call *tools.Call) (*task, *tools.Result) {
+	var p TaskParams
+	if err := tools.Decode(call.Arguments, &p); err != nil {
+		return nil, tools.Errorf("%v", err)
+	}
+	if p.TaskID == "" {
+		return nil, tools.Errorf(`invalid arguments: "task_id" is required`)
+	}
+	e.mu.Lock()
+	t := e.tasks[p.TaskID]
+	e.mu.Unlock()
+	if t == nil {
+		return nil, tools.Errorf("task %q not found", p.TaskID)
+	}
+	if t.owner != "" && t.owner != call.Session.ID {
+		return nil, tools.Errorf("task %s belongs to another session", t.id)
+	}
+	return t, nil
+}
+
+// output returns what the task printed since the last read, then its status.
+func (e *executor) output(call *tools.Call) *tools.Result {
+	t, res := e.lookup(call)
+	if res != nil {
+		return res
+	}
+	t.mu.Lock()
+	data := t.unread.bytes()
+	lost := t.pending - int64(len(data))
+	t.unread.reset()
+	t.pending = 0
+	if !t.finished {
+		// Hold back a character whose last bytes have not arrived yet.
+		if k := incompleteSuffix(data); k > 0 {
+			t.unread.write(data[len(data)-k:])
+			t.pending = int64(k)
+			data = data[:len(data)-k]
+		}
+	} else {
+		t.unread = ring{} // all read: free the buffer
+	}
+	finished, x, cause, logErr := t.finished, t.exit, t.cause, t.logErr
+	t.mu.Unlock()
+
+	kept := tailChars(data, int64(e.set.maxChars))
+	omitted := lost + int64(len(data)-len(kept))
+	word, line := taskStatus(finished, x, cause)
+
+	var b strings.Builder
+	if omitted > 0 {
+		where := "full output: " + t.logPath
+		if t.logPath == "" || logErr != nil {
+			where = fmt.Sprintf("the full output log could not be written: %v", logErr)
+		}
+		fmt.Fprintf(&b, "[... %d bytes of earlier output not shown; %s]\n", omitted, where)
+	}
+	b.Write(kept)
+	if len(kept) == 0 && omitted == 0 {
+		b.WriteString("[no new output]")
+	}
+	newline(&b)
+	b.WriteString("[status: " + line + "]")
+
+	s := map[string]any{"taskId": t.id, "status": word, "truncated": omitted > 0}
+	if omitted > 0 {
+		s["omittedBytes"] = omitted
+	}
+	if t.logPath != "" {
+		s["spillPath"] = t.logPath
+	}
+	if finished {
+		if x.signal != "" {
+			s["signal"] = x.signal
+		} else {
+			s["exitCode"] = x.code
+		}
+	}
+	return &tools.Result{Text: strings.ToValidUTF8(b.String(), "\uFFFD"), Structured: s, Raw: string(kept)}
+}
+
+// kill stops a task's group: SIGTERM, then SIGKILL after killGrace.
+func (e *executor) kill(ctx context.Context, call *tools.Call) *tools.Result {
+	t, res := e.lookup(call)
+	if res != nil {
+		return res
+	}
+	stopped := t.g.stop(causeKill, killGrace)
+	wait := time.NewTimer(killGrace + drainWait + time.Second)
+	defer wait.Stop()
+	select {
+	case <-t.g.done:
+	case <-ctx.Done():
+		return &tools.Result{Text: markCancelled, IsError: true, Structured: map[string]any{"taskId": t.id, "cancelled": true}}
+	case <-wait.C:
+		return &tools.Result{
+			Text:       fmt.Sprintf("Sent SIGTERM and SIGKILL to background task %s, but it has not exited yet.\n[status: running]", t.id),
+			Structured: map[string]any{"taskId": t.id, "status": "running", "killed": false},
+		}
+	}
+	t.mu.Lock()
+	word, line := taskStatus(t.finished, t.exit, t.cause)
+	unread := t.pending > 0
+	t.mu.Unlock()
+	s := map[string]any{"taskId": t.id, "status": word, "killed": stopped}
+	if !stopped {
+		return &tools.Result{Text: fmt.Sprintf("Background task %s had already finished (%s); nothing was stopped.", t.id, line), Structured: s}
+	}
+	text := fmt.Sprintf("Stopped background task %s.", t.id)
+	if unread {
+		text += " Output it printed before the stop can still be read with bash_output."
+	}
+	return &tools.Result{Text: text + "\n[status: " + line + "]", Structured: s}
+}

@@ -1,0 +1,113 @@
+package editor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// bigFileSize is the size of the benchmark file (issue 5's bar: 35 MB).
+const bigFileSize = 35 << 20
+
+// bigFile writes a ~35 MB file of tab-indented C-like lines with one
+// unique marker line near the end, and returns its path.
+func bigFile(b *testing.B) (path string, lines int) {
+	b.Helper()
+	var sb strings.Builder
+	sb.Grow(bigFileSize + 4096)
+	n := 0
+	for sb.Len() < bigFileSize {
+		n++
+		if n == 440000 {
+			sb.WriteString("\tint marker_alpha = 1; /* the line the benchmark edits */\n")
+			continue
+		}
+		fmt.Fprintf(&sb, "\tif (value_%d > limit) { counter += compute(value_%d, %d); }\n", n, n, n%97)
+	}
+	p := filepath.Join(b.TempDir(), "big.c")
+	if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return p, n
+}
+
+func benchCall(b *testing.B, tl tools.Tool, args map[string]any) *tools.Result {
+	raw, _ := json.Marshal(args)
+	res, err := tl.Call(context.Background(), &tools.Call{Arguments: raw})
+	if err != nil || res.IsError {
+		b.Fatalf("%v: %v %v", args["command"], err, res)
+	}
+	return res
+}
+
+// BenchmarkStrReplace35MB replaces a unique line near the end of a 35 MB
+// file (and back, on alternate iterations): read, NUL and UTF-8 checks,
+// overlap-aware match count, atomic write with fsync, snippet.
+func BenchmarkStrReplace35MB(b *testing.B) {
+	p, _ := bigFile(b)
+	tl := New(tools.Host{}, tools.Config{})
+	pairs := [2][2]string{{"marker_alpha = 1", "marker_beta = 2"}, {"marker_beta = 2", "marker_alpha = 1"}}
+	b.SetBytes(bigFileSize)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		pr := pairs[i%2]
+		benchCall(b, tl, map[string]any{"command": "str_replace", "path": p, "old_str": pr[0], "new_str": pr[1]})
+	}
+}
+
+// BenchmarkView35MB views a 35 MB file: the first page, bounded by the
+// output limit, plus a count of all lines (the whole file is read).
+func BenchmarkView35MB(b *testing.B) {
+	p, _ := bigFile(b)
+	tl := New(tools.Host{}, tools.Config{})
+	b.SetBytes(bigFileSize)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		benchCall(b, tl, map[string]any{"command": "view", "path": p})
+	}
+}
+
+// BenchmarkViewRange35MB views 41 lines near the end of a 35 MB file.
+func BenchmarkViewRange35MB(b *testing.B) {
+	p, _ := bigFile(b)
+	tl := New(tools.Host{}, tools.Config{})
+	b.SetBytes(bigFileSize)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		benchCall(b, tl, map[string]any{"command": "view", "path": p, "view_range": []int{439980, 440020}})
+	}
+}
+
+// BenchmarkEditCPU35MB is the in-memory part of a str_replace on a 35 MB
+// file — text checks, match search, snippet — without the file I/O, whose
+// cost depends on the disk.
+func BenchmarkEditCPU35MB(b *testing.B) {
+	p, _ := bigFile(b)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tl := &tool{maxOut: DefaultMaxOutputChars}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if nul, bad := checkText(data); nul || bad >= 0 {
+			b.Fatal("not text")
+		}
+		c, err := planReplace(data, "marker_alpha = 1", "marker_beta = 2", p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tl.snippet(data, c, DefaultMaxOutputChars-noteReserve)
+	}
+}

@@ -1,0 +1,151 @@
+package editor
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// snippetContext is the number of unchanged lines shown on each side of an
+// edit.
+const snippetContext = 4
+
+// minSnippet is the smallest budget worth spending on a snippet.
+const minSnippet = 100
+
+func (t *tool) strReplace(ctx context.Context, path, oldStr, newStr string) (*tools.Result, error) {
+	return t.modify(ctx, path, func(data []byte) (change, error) {
+		return planReplace(data, oldStr, newStr, path)
+	}, func(c change, data []byte) string {
+		return fmt.Sprintf("Replaced the text at line %d of %s.", c.startLine, path)
+	})
+}
+
+func (t *tool) insert(ctx context.Context, path string, after int, text string) (*tools.Result, error) {
+	return t.modify(ctx, path, func(data []byte) (change, error) {
+		return planInsert(data, after, text, path)
+	}, func(c change, data []byte) string {
+		n := countLines(bytes.TrimPrefix(c.text, fileEOL(data)))
+		where := fmt.Sprintf("after line %d of %s", after, path)
+		if after == 0 {
+			where = "at the top of " + path
+		}
+		return fmt.Sprintf("Inserted %d %s %s.", n, plural(n, "line", "lines"), where)
+	})
+}
+
+// modify runs one edit under the file's lock: load and check the file, plan
+// the change, write head, new text and tail to a temporary file and rename
+// it over the original. The head and tail are written straight from the
+// read buffer, so a large file is never copied in memory.
+func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (change, error), summary func(change, []byte) string) (*tools.Result, error) {
+	real, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	unlock := t.lockFile(real)
+	defer unlock()
+	fi, data, err := loadForEdit(path, real)
+	if err != nil {
+		return nil, err
+	}
+	c, err := plan(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := replaceFile(real, fi, data[:c.start], c.text, data[c.end:]); err != nil {
+		name := path
+		if real != path {
+			name = fmt.Sprintf("%s (reached through %s)", real, path)
+		}
+		return nil, fmt.Errorf("cannot write %s: %s; the file was left unchanged", name, osReason(err))
+	}
+	head := summary(c, data)
+	link := ""
+	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {
+		link = fmt.Sprintf("\n[%s is a symbolic link; the edit went to %s and the link was kept]", path, real)
+	}
+	snip, last := t.snippet(data, c, t.maxOut-noteReserve-utf8.RuneCountInString(head)-utf8.RuneCountInString(link))
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString(snip)
+	b.WriteString(link)
+	return &tools.Result{
+		Text:       b.String(),
+		Structured: map[string]any{"path": path, "line": c.firstLine, "lastLine": last},
+	}, nil
+}
+
+// resolve returns the symlink-resolved path, or the not-found error.
+func resolve(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", statErr(path, err)
+	}
+	return real, nil
+}
+
+// snippet numbers the edited region of the new file with snippetContext
+// lines around it, within the output budget, built from the old bytes and
+// the change without assembling the new file. It also returns the last
+// line the change touched.
+func (t *tool) snippet(data []byte, c change, budget int) (string, int) {
+	startLine := c.startLine
+	cs := bytes.LastIndexByte(data[:c.start], '\n') + 1
+	back := 0
+	for ; back < snippetContext && cs > 0; back++ {
+		cs = bytes.LastIndexByte(data[:cs-1], '\n') + 1
+	}
+	ce := c.end
+	if len(c.text) == 0 || c.text[len(c.text)-1] != '\n' {
+		ce = lineEnd(data, ce) // finish the line the change ends in
+	}
+	for k := 0; k < snippetContext && ce < len(data); k++ {
+		ce = lineEnd(data, ce)
+	}
+	head := data[cs:c.start]
+	if cs == 0 && c.start >= len(bom) && bytes.HasPrefix(data, bom) {
+		head = data[len(bom):c.start]
+	}
+	text := make([]byte, 0, len(head)+len(c.text)+ce-c.end)
+	text = append(append(append(text, head...), c.text...), data[c.end:ce]...)
+
+	lastChanged := startLine + bytes.Count(bytes.TrimSuffix(c.text, nl), nl)
+	if budget < minSnippet {
+		return fmt.Sprintf(" [no room for a snippet within the output limit; view_range [%d, %d] shows the edited lines]", startLine, lastChanged), lastChanged
+	}
+	w := &numberer{buf: make([]byte, 0, min(len(text), budget)+256), budget: budget}
+	first := startLine - back
+	stop := w.numberText(text, first)
+	var b strings.Builder
+	if w.first != 0 {
+		fmt.Fprintf(&b, " Lines %d-%d now read:\n", w.first, w.last)
+	}
+	b.Write(bytes.TrimSuffix(w.buf, nl))
+	notes := w.notes()
+	if stop != 0 {
+		notes = append([]string{fmt.Sprintf("[snippet cut at the output limit; view_range [%d, %d] shows the rest of the edited lines]", stop, max(stop, lastChanged))}, notes...)
+	}
+	for _, n := range notes {
+		b.WriteString("\n" + n)
+	}
+	return b.String(), lastChanged
+}
+
+// lineEnd returns the offset just past the newline that ends the line
+// holding off, or len(data).
+func lineEnd(data []byte, off int) int {
+	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(data)
+}

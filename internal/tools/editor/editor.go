@@ -1,0 +1,91 @@
+// Package editor is shellport's str_replace_editor tool: view, create and
+// edit text files without ever damaging them.
+//
+// The tool has four commands. view prints a file with cat -n style line
+// numbers (tabs shown raw, so a copied line is a valid old_str) or lists a
+// directory two levels deep. create writes a new file. str_replace replaces
+// one unique literal occurrence of old_str. insert adds whole lines after a
+// given line.
+//
+// Every byte outside an edit is kept: tabs, CRLF line endings (new text takes
+// the file's ending), a UTF-8 byte order mark and a missing final newline.
+// Writes go to a temporary file in the same directory, are synced and then
+// renamed over the original, keeping its mode; a symlink is followed and
+// stays a link. Binary files and files that are not valid UTF-8 are never
+// modified.
+//
+// Large files are handled without per-line allocations: view streams the
+// file through a fixed buffer, and an edit reads the file once and writes
+// the untouched head and tail straight from that buffer.
+package editor
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// Name is the canonical tool name.
+const Name = "str_replace_editor"
+
+// DefaultMaxOutputChars bounds the text of one result when the config does
+// not set MaxOutputChars.
+const DefaultMaxOutputChars = 16000
+
+// MinMaxOutputChars is the smallest output bound the tool accepts; a lower
+// MaxOutputChars is raised to it, so the closing notes of a view (which
+// name the next range) always fit beside at least some lines.
+const MinMaxOutputChars = 1000
+
+// New returns the editor tool. It reads cfg.MaxOutputChars (default
+// [DefaultMaxOutputChars], at least [MinMaxOutputChars]) and cfg.Description (default
+// [DefaultDescription]); the host is not used, since the editor starts no
+// processes and never spills output.
+func New(host tools.Host, cfg tools.Config) tools.Tool {
+	t := &tool{
+		maxOut:      max(tools.OrDefault(cfg.MaxOutputChars, DefaultMaxOutputChars), MinMaxOutputChars),
+		description: DefaultDescription,
+	}
+	if cfg.Description != "" {
+		t.description = cfg.Description
+	}
+	return t
+}
+
+// params are the arguments of one call. Pointers tell "not given" apart from
+// an empty value.
+type params struct {
+	Command    string  `json:"command"`
+	Path       string  `json:"path"`
+	FileText   *string `json:"file_text"`
+	ViewRange  []int   `json:"view_range"`
+	OldStr     *string `json:"old_str"`
+	NewStr     *string `json:"new_str"`
+	InsertLine *int    `json:"insert_line"`
+}
+
+// tool implements [tools.Tool]. It keeps no per-session state; the only
+// shared state is a set of lock stripes that serialise edits of one file.
+type tool struct {
+	maxOut      int
+	description string
+	locks       [lockStripes]sync.Mutex
+}
+
+var _ tools.Tool = (*tool)(nil)
+
+func (t *tool) Name() string                 { return Name }
+func (t *tool) Description() string          { return t.description }
+func (t *tool) InputSchema() json.RawMessage { return json.RawMessage(inputSchema) }
+func (t *tool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
+	return present(call, res)
+}
+
+// Call runs one command. Problems with the arguments or the file come back as
+// isError results; a Go error means the call was cancelled or the runtime
+// itself failed.
+func (t *tool) Call(ctx context.Context, call *tools.Call) (*tools.Result, error) {
+	return t.call(ctx, call)
+}

@@ -1,0 +1,34 @@
+package persistent_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/persistent"
+)
+
+func Example() {
+	tool := persistent.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{})
+	defer tool.(tools.Closer).Close()
+
+	session := tools.Session{ID: "demo", Cwd: os.TempDir()}
+	for _, command := range []string{
+		`greeting=hello; cd /`,
+		`echo "$greeting from $PWD"`,
+		`echo "no newline"; false`,
+	} {
+		call := &tools.Call{ID: "1", Session: session, Arguments: []byte(fmt.Sprintf(`{"command": %q}`, command))}
+		res, err := tool.Call(context.Background(), call)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%q\n", res.Text)
+	}
+	// Output:
+	// ""
+	// "hello from /\n"
+	// "no newline\n[exit code: 1]"
+}

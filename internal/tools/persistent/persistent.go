@@ -1,0 +1,234 @@
+// Package persistent is the bash tool of the persistent profile: one bash
+// per session on a real terminal, whose state (working directory,
+// variables, functions, aliases, activated virtualenvs, background jobs)
+// survives from call to call, and which no command can confuse, wedge or
+// leak.
+//
+// # Delivering a command
+//
+// A command never passes through the terminal's line discipline as typed
+// input. Each shell gets a private directory (mode 0700) with an inbox file
+// and two FIFOs, and runs a one-line driver loop (bootScript) given with
+// bash -c; once the shell has opened them, their names are unlinked, so no
+// command can reach them by path. For each call the tool appends the
+// command verbatim, NUL-terminated, to the inbox and writes one byte to the
+// control FIFO; the loop reads the command into a variable and evals it at
+// top level. So here-documents, a trailing &, a trailing # comment,
+// unbalanced quotes, !, tabs and very long lines behave exactly as in a
+// script, and a syntax error comes straight back with bash's message. The
+// terminal stays the command's stdin, stdout and stderr; nothing is ever
+// typed into it.
+//
+// The shell runs without job control (as a script does): background jobs
+// persist and `jobs`, `wait` and `kill %1` work, but bash prints no "[1]+
+// Done" notices, and no prompt, history expansion, readline or bracketed
+// paste exists to get in the way.
+//
+// # Ending a command
+//
+// Each call ends on a new random 128-bit marker (crypto/rand, 32 hex
+// digits). When the command finishes, the loop writes "d" to the return
+// FIFO; only then does the tool send the marker to the shell, as two
+// halves in the inbox, and the loop prints them joined, followed by the
+// exit status, to the terminal. The variable holding the halves is emptied
+// at once, so during a command the marker exists nowhere in the shell, and
+// at no time does the shell hold the joined marker: no `set`, `declare -f`,
+// `env`, `history`, `trap -p` or `cat` of a file can reveal it, and
+// printing it by accident is a 2^-128 event. The frame is found anywhere in
+// the stream, so output without a final newline is returned intact.
+//
+// # Output
+//
+// A reader goroutine drains the terminal continuously, so a command is
+// never blocked on output. The stream is cleaned as it arrives (escape
+// sequences removed, carriage returns and backspaces applied so a progress
+// bar leaves its final state, invalid UTF-8 replaced and counted) and kept
+// whole up to maxOutputChars characters; past that only the first 40% and
+// the last 60% stay in memory, the full text streams to a spill file in
+// the host's spill directory (capped at 128 MiB), and the result says
+// exactly how much was left out and where the rest is. Output printed by
+// background jobs between calls is shown with the next call. The shell's
+// environment never pages, colours or prompts (TERM=dumb, NO_COLOR=1,
+// PAGER=cat, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0, …), and the terminal
+// neither echoes nor turns \n into \r\n.
+//
+// # Timeouts, cancellation, death
+//
+// A command still running at the timeout gets SIGINT, then SIGTERM, then
+// SIGKILL (to the terminal's foreground group, half a second apart unless
+// it ends sooner); then the shell's whole session is killed and the
+// partial output returned with a notice that the shell was reset. When the
+// command was blocked reading the terminal, the notice says so. A cancelled
+// call (ctx done) resets the shell at once, even if the command had
+// finished, and returns ctx's error: no state change the model never saw
+// survives. If the shell itself exits (exit, set -e, kill -9 $$) the result
+// says how, and the next call starts a fresh shell in the session's
+// directory. Closing a session or the tool kills every process of the
+// shell's session, background jobs included.
+package persistent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// Defaults of the config fields the tool reads.
+const (
+	DefaultTimeoutMs      = 120000
+	DefaultMaxOutputChars = 30000
+)
+
+// Tool is the persistent bash tool. It reads Config's TimeoutMs,
+// MaxOutputChars, Description, Shell and SpawnHelper.
+type Tool struct {
+	host        tools.Host
+	timeout     time.Duration
+	description string
+	shellCfg    shellConfig
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	closed   bool
+}
+
+var (
+	_ tools.Tool          = (*Tool)(nil)
+	_ tools.SessionCloser = (*Tool)(nil)
+	_ tools.Closer        = (*Tool)(nil)
+)
+
+// New returns the tool. No shell starts until a session's first call.
+func New(host tools.Host, cfg tools.Config) tools.Tool {
+	timeout := time.Duration(tools.OrDefault(cfg.TimeoutMs, DefaultTimeoutMs)) * time.Millisecond
+	shell := cfg.Shell
+	if shell == "" {
+		shell = "bash"
+	}
+	spillDir := host.SpillDir
+	if spillDir == "" {
+		spillDir = os.TempDir()
+	}
+	t := &Tool{
+		host:        host,
+		timeout:     timeout,
+		description: cfg.Description,
+		shellCfg: shellConfig{
+			shell:       shell,
+			spawnHelper: cfg.SpawnHelper,
+			maxChars:    tools.OrDefault(cfg.MaxOutputChars, DefaultMaxOutputChars),
+			spillDir:    spillDir,
+		},
+		sessions: make(map[string]*session),
+	}
+	if t.description == "" {
+		t.description = defaultDescription(timeout)
+	}
+	return t
+}
+
+// Name is "bash".
+func (t *Tool) Name() string { return "bash" }
+
+// Description is the configured description or the default one.
+func (t *Tool) Description() string { return t.description }
+
+// InputSchema is {command: string}.
+func (t *Tool) InputSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"The bash command to run, as it would be written in a script; it may span several lines."}},"required":["command"],"additionalProperties":false}`)
+}
+
+// Call runs the command in the session's shell, starting the shell first
+// when the session has none.
+func (t *Tool) Call(ctx context.Context, call *tools.Call) (*tools.Result, error) {
+	var args struct {
+		Command *string `json:"command"`
+	}
+	if err := tools.Decode(call.Arguments, &args); err != nil {
+		return tools.Errorf("%v", err), nil
+	}
+	switch {
+	case args.Command == nil:
+		return tools.Errorf(`invalid arguments: "command" is required`), nil
+	case strings.TrimSpace(*args.Command) == "":
+		return tools.Errorf(`invalid arguments: "command" is empty`), nil
+	case strings.ContainsRune(*args.Command, 0):
+		return tools.Errorf(`invalid arguments: "command" contains a NUL byte`), nil
+	}
+	s, err := t.session(call.Session.ID)
+	if err != nil {
+		return nil, err
+	}
+	return s.run(ctx, t, call, *args.Command)
+}
+
+// CloseSession kills the session's shell and everything it started.
+func (t *Tool) CloseSession(sessionID string) {
+	t.mu.Lock()
+	s := t.sessions[sessionID]
+	delete(t.sessions, sessionID)
+	t.mu.Unlock()
+	if s != nil {
+		s.close()
+	}
+}
+
+// Close kills every shell and everything they started. Later calls fail
+// with ErrClosed.
+func (t *Tool) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	all := t.sessions
+	t.sessions = map[string]*session{}
+	t.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range all {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.close() }()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (t *Tool) session(id string) (*session, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, ErrClosed
+	}
+	s := t.sessions[id]
+	if s == nil {
+		s = &session{id: id}
+		t.sessions[id] = s
+	}
+	return s, nil
+}
+
+// defaultDescription states what persists and what a timeout does.
+func defaultDescription(timeout time.Duration) string {
+	return fmt.Sprintf(`Run a bash command in a shell that stays alive for the whole session, and return what it printed (stdout and stderr together, as a terminal shows them) and its exit status.
+
+State carries over from one call to the next: the working directory, shell and environment variables, functions, aliases, an activated virtualenv and background jobs are all still there. Calls run one at a time, in the order they were made.
+
+A command still running after %s is interrupted and the shell is replaced by a fresh one in the session's starting directory, so the working directory, variables, functions and background jobs are lost; the output so far is returned. The same reset happens when the shell itself exits (after exit, or set -e followed by a failing command). Nothing can be typed into a running command, so one that waits for input runs until that timeout.`, durationText(timeout))
+}
+
+// durationText renders a timeout for people: "120 seconds", "1.5 seconds",
+// "500 ms".
+func durationText(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d == time.Second:
+		return "1 second"
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d seconds", int64(d/time.Second))
+	}
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".") + " seconds"
+}

@@ -1,0 +1,54 @@
+package persistent
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+func TestPresent(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	call := &tools.Call{ID: "c1", Session: tools.Session{ID: "s", Cwd: f.cwd}, Arguments: args("echo hi; exit 3")}
+	p := f.tool.Present(call, nil)
+	if p.Title != "echo hi; exit 3" || p.RawInput != "echo hi; exit 3" || p.Kind != "execute" || p.Status != "" {
+		t.Fatalf("call card %+v", p)
+	}
+	info, _ := p.Meta["terminal_info"].(map[string]any)
+	if info["terminal_id"] != "c1" || info["cwd"] != f.cwd {
+		t.Fatalf("terminal_info %v", p.Meta)
+	}
+	res, err := f.tool.Call(t.Context(), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = f.tool.Present(call, res)
+	exit, _ := p.Meta["terminal_exit"].(map[string]any)
+	if p.Status != "completed" || exit["exit_code"] != 3 || exit["signal"] != nil || exit["terminal_id"] != "c1" {
+		t.Fatalf("result card %+v", p)
+	}
+	raw, _ := p.RawOutput.(map[string]any)
+	if raw["output"] != "hi\n" || raw["exit_code"] != 3 {
+		t.Fatalf("rawOutput %v", p.RawOutput)
+	}
+	if _, err := json.Marshal(p); err != nil {
+		t.Fatal(err)
+	}
+	// Replay gives the same card.
+	if q := f.tool.Present(call, res); q.Title != p.Title || q.Status != p.Status {
+		t.Fatal("Present is not a pure function of its inputs")
+	}
+}
+
+func TestPresentMalformedArguments(t *testing.T) {
+	tool := New(tools.Host{}, tools.Config{})
+	for _, raw := range []string{`{"command": 5}`, `not json`, `{}`, ``} {
+		p := tool.Present(&tools.Call{ID: "x", Arguments: []byte(raw)}, &tools.Result{Text: "bad", IsError: true})
+		if p.Kind != "other" || p.Title != "bash" || p.Status != "failed" {
+			t.Errorf("%q: %+v", raw, p)
+		}
+	}
+	if p := tool.Present(nil, nil); p.Kind != "other" {
+		t.Errorf("nil call: %+v", p)
+	}
+}

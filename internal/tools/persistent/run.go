@@ -1,0 +1,160 @@
+package persistent
+
+import (
+	"context"
+	"syscall"
+	"time"
+
+	"github.com/shellport/shellport/internal/pty"
+)
+
+// stopGrace is how long a timed-out command gets after each signal of the
+// escalation before the next. The shell is reset afterwards anyway; the
+// grace lets the command print its last words.
+const stopGrace = 500 * time.Millisecond
+
+// escalation is how a timed-out command is stopped: each signal goes to the
+// terminal's foreground group, the next one only if the command is still
+// running after stopGrace.
+func escalation() [3]syscall.Signal {
+	return [3]syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL}
+}
+
+// testOnlyAfterFrame, when set by a test, runs once a call's end frame has
+// arrived and before the call checks its context.
+var testOnlyAfterFrame func()
+
+// outcome is how one command went.
+type outcome struct {
+	out      captured
+	status   int  // the command's exit status, when finished
+	finished bool // the end frame arrived
+	died     bool // the shell itself ended
+	exit     pty.ExitStatus
+	timedOut bool
+	waiting  bool // timed out while reading the terminal
+}
+
+// reset reports whether the shell is gone after this outcome.
+func (o outcome) reset() bool { return o.died || o.timedOut }
+
+// exec runs one command. It returns ctx's error, and resets the shell, when
+// ctx ends before the result is handed back: a cancelled call must leave no
+// state change behind that the caller never saw.
+func (s *shell) exec(ctx context.Context, command string, timeout time.Duration) (outcome, error) {
+	marker, halves, err := newMarker()
+	if err != nil {
+		return outcome{}, err
+	}
+	c := &callState{marker: marker, halves: halves, finished: make(chan struct{}), cmdDone: make(chan struct{})}
+	s.mu.Lock()
+	s.call = c
+	s.last = marker
+	s.scan.arm(marker)
+	s.mu.Unlock()
+	if err := s.send(append([]byte(command), 0)); err != nil {
+		return outcome{}, err
+	}
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-c.finished:
+		if testOnlyAfterFrame != nil {
+			testOnlyAfterFrame()
+		}
+		if ctx.Err() != nil {
+			s.cancel(c)
+			return outcome{}, ctx.Err()
+		}
+		return outcome{out: c.out, status: c.status, finished: true}, nil
+	case <-s.proc.Done():
+		return s.afterDeath(c), nil
+	case <-timer.C:
+		return s.afterTimeout(ctx, c)
+	case <-ctx.Done():
+		s.cancel(c)
+		return outcome{}, ctx.Err()
+	}
+}
+
+// afterDeath collects what the shell printed before it died, and ends the
+// rest of its session.
+func (s *shell) afterDeath(c *callState) outcome {
+	s.terminate(true)
+	select {
+	case <-c.finished: // the command ended just before the shell did
+		return outcome{out: c.out, status: c.status, finished: true}
+	default:
+	}
+	return outcome{out: s.takeOutput(c), died: true, exit: s.status()}
+}
+
+// afterTimeout stops the command (SIGINT, SIGTERM, SIGKILL to the
+// foreground group), then the shell, and returns the output so far.
+func (s *shell) afterTimeout(ctx context.Context, c *callState) (outcome, error) {
+	waiting := s.proc.WaitingForInput()
+	s.mu.Lock()
+	c.abandon = true
+	s.mu.Unlock()
+stop:
+	for _, sig := range escalation() {
+		_ = s.proc.SignalForeground(sig) // Best effort: the group may be gone.
+		t := time.NewTimer(stopGrace)
+		select {
+		case <-c.cmdDone:
+		case <-s.proc.Done():
+		case <-ctx.Done():
+			t.Stop()
+			s.cancel(c)
+			return outcome{}, ctx.Err()
+		case <-t.C:
+			continue
+		}
+		t.Stop()
+		break stop
+	}
+	s.terminate(true)
+	return outcome{out: s.takeOutput(c), timedOut: true, waiting: waiting}, nil
+}
+
+// cancel resets the shell at once and throws the call's output away.
+func (s *shell) cancel(c *callState) {
+	s.mu.Lock()
+	c.abandon = true
+	s.mu.Unlock()
+	s.terminate(false)
+	select {
+	case <-c.finished:
+		c.out.remove()
+	default:
+		s.mu.Lock()
+		s.scan.disarm()
+		if s.call == c {
+			s.call = nil
+			s.cap.discard()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// takeOutput returns a torn-down call's output: its finished capture if
+// the end frame slipped in while the call was being stopped, else the
+// capture in progress. The shell has been terminated, so nothing feeds
+// either any more.
+func (s *shell) takeOutput(c *callState) captured {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-c.finished:
+		return c.out
+	default:
+	}
+	s.cap.write(s.scan.disarm())
+	out := s.cap.finish()
+	if s.call == c {
+		s.call = nil
+	}
+	s.cap = newCapture(s.cfg.maxChars, s.cfg.spillDir)
+	return out
+}

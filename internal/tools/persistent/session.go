@@ -1,0 +1,152 @@
+package persistent
+
+import (
+	"context"
+	"os"
+	"sync"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// session owns one shell. Its calls run one at a time in arrival order.
+type session struct {
+	id    string
+	queue fifoLock
+
+	mu     sync.Mutex
+	sh     *shell // touched by the queue holder, and by close
+	closed bool
+}
+
+// run runs one command in the session's shell, starting a fresh shell when
+// there is none or the last one has died.
+func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command string) (*tools.Result, error) {
+	if err := s.queue.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.queue.unlock()
+
+	s.mu.Lock()
+	sh, closed := s.sh, s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, ErrSessionClosed
+	}
+	var lost *lostShell
+	if sh != nil && sh.dead() {
+		// Killed between calls (a background job ran kill -9 $$, the OOM
+		// killer): say so, since the state the model expects is gone.
+		lost = &lostShell{exit: sh.status()}
+		s.drop(sh)
+		sh = nil
+	}
+	if sh == nil {
+		var err error
+		env := shellEnv(os.Environ(), call.Session)
+		if sh, err = startShell(ctx, t.shellCfg, call.Session.Cwd, env); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			sh.close()
+			return nil, ErrSessionClosed
+		}
+		s.sh = sh
+		s.mu.Unlock()
+	}
+
+	o, err := sh.exec(ctx, command, t.timeout)
+	if err != nil || o.reset() {
+		s.drop(sh)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	closed = s.closed
+	s.mu.Unlock()
+	if closed {
+		o.out.remove()
+		return nil, ErrSessionClosed
+	}
+	return render(o, lost, call.Session.Cwd, t.timeout), nil
+}
+
+// drop forgets sh and kills what is left of it.
+func (s *session) drop(sh *shell) {
+	s.mu.Lock()
+	if s.sh == sh {
+		s.sh = nil
+	}
+	s.mu.Unlock()
+	sh.close()
+}
+
+func (s *session) close() {
+	s.mu.Lock()
+	s.closed = true
+	sh := s.sh
+	s.sh = nil
+	s.mu.Unlock()
+	if sh != nil {
+		sh.close()
+	}
+}
+
+// fifoLock is a mutex that hands itself to waiters in arrival order and
+// lets a waiter give up when its context ends. (sync.Mutex promises no
+// order.)
+type fifoLock struct {
+	mu      sync.Mutex
+	held    bool
+	waiters []chan struct{}
+}
+
+func (l *fifoLock) lock(ctx context.Context) error {
+	l.mu.Lock()
+	if !l.held {
+		l.held = true
+		l.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	l.waiters = append(l.waiters, ch)
+	l.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		l.mu.Lock()
+		for i, w := range l.waiters {
+			if w == ch {
+				l.waiters = append(l.waiters[:i], l.waiters[i+1:]...)
+				l.mu.Unlock()
+				return ctx.Err()
+			}
+		}
+		l.mu.Unlock()
+		// The lock was handed over as ctx ended: pass it on.
+		l.unlock()
+		return ctx.Err()
+	}
+}
+
+func (l *fifoLock) unlock() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.waiters) == 0 {
+		l.held = false
+		return
+	}
+	next := l.waiters[0]
+	l.waiters = l.waiters[1:]
+	close(next)
+}
+
+// queued is the number of callers waiting (tests).
+func (l *fifoLock) queued() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.waiters)
+}

@@ -1,0 +1,266 @@
+package persistent
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/shellport/shellport/internal/pty"
+)
+
+// Bounded waits of a shell's teardown. None is on the success path of a
+// call; each ends as soon as the awaited event happens.
+const (
+	drainWait = 2 * time.Second // for the terminal to read EOF after the session was killed
+	reapWait  = 3 * time.Second // for the shell to be reaped after SIGKILL
+)
+
+// The shell's terminal is wide enough that tools wrapping at the terminal
+// width rarely wrap.
+const (
+	terminalRows = 48
+	terminalCols = 160
+)
+
+// shellConfig is what every shell of a tool shares.
+type shellConfig struct {
+	shell       string
+	spawnHelper string
+	maxChars    int
+	spillDir    string
+}
+
+// shell is one bash on a terminal, driven through its private directory:
+// an inbox file the tool appends to, a control FIFO the shell reads and a
+// return FIFO it writes (see bootScript). A reader goroutine drains the
+// terminal at all times into the current capture, and a second one answers
+// the shell's "done" bytes.
+type shell struct {
+	cfg   shellConfig
+	proc  *pty.Process
+	dir   string
+	inbox *os.File
+	ctl   *os.File
+	ret   *os.File
+
+	readDone chan struct{}
+	retDone  chan struct{}
+	termOnce sync.Once
+
+	mu   sync.Mutex
+	scan scanner
+	cap  *capture   // the running call's output, or what arrives between calls
+	call *callState // the running call, nil between calls
+	last []byte     // the latest call's marker (tests check it never leaks)
+}
+
+// callState is one command in flight.
+type callState struct {
+	marker, halves []byte
+	finished       chan struct{} // closed when the end frame was read
+	cmdDone        chan struct{} // closed when the shell said the command finished
+	doneSeen       bool
+	sent           bool // the marker halves went to the shell
+	abandon        bool // the call is being torn down: never send the halves
+	status         int
+	out            captured
+}
+
+func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) (_ *shell, err error) {
+	dir, err := os.MkdirTemp("", "shellport-bash-")
+	if err != nil {
+		return nil, fmt.Errorf("persistent: private directory: %w", err)
+	}
+	s := &shell{cfg: cfg, dir: dir, readDone: make(chan struct{}), retDone: make(chan struct{})}
+	defer func() {
+		if err != nil {
+			s.closeFiles()
+			_ = os.RemoveAll(dir) // Best effort.
+		}
+	}()
+	for _, name := range []string{ctlFile, retFile} {
+		if err := mkfifo(filepath.Join(dir, name)); err != nil {
+			return nil, err
+		}
+	}
+	if s.inbox, err = os.OpenFile(filepath.Join(dir, inboxFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
+		return nil, fmt.Errorf("persistent: create inbox: %w", err)
+	}
+	// Opened read-write, neither end of a FIFO ever blocks on open or sees
+	// EOF, and the shell dying never makes a write fail.
+	if s.ctl, err = os.OpenFile(filepath.Join(dir, ctlFile), os.O_RDWR, 0); err != nil {
+		return nil, fmt.Errorf("persistent: open control FIFO: %w", err)
+	}
+	if s.ret, err = os.OpenFile(filepath.Join(dir, retFile), os.O_RDWR, 0); err != nil {
+		return nil, fmt.Errorf("persistent: open return FIFO: %w", err)
+	}
+	s.proc, err = pty.Start(ctx, pty.Options{
+		Path:        cfg.shell,
+		Args:        []string{"--noprofile", "--norc", "-c", bootScript(dir), "bash"},
+		Dir:         cwd,
+		Env:         env,
+		Size:        pty.Winsize{Rows: terminalRows, Cols: terminalCols},
+		SpawnHelper: cfg.spawnHelper,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("persistent: start shell: %w", err)
+	}
+	s.cap = newCapture(cfg.maxChars, cfg.spillDir)
+	go s.readLoop()
+	go s.retLoop()
+	return s, nil
+}
+
+func (s *shell) readLoop() {
+	defer close(s.readDone)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := s.proc.Read(buf)
+		if n > 0 {
+			s.mu.Lock()
+			s.feed(buf[:n])
+			s.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// feed routes terminal bytes: output to the current capture, and at the end
+// frame, the call's capture is finished and a new one starts for what
+// follows. Called with s.mu held.
+func (s *shell) feed(b []byte) {
+	for {
+		done, status, rest := s.scan.feed(b, s.cap.write)
+		if !done {
+			return
+		}
+		c := s.call
+		if c == nil { // cannot happen: the scanner is armed only with a call
+			return
+		}
+		c.status = status
+		c.out = s.cap.finish()
+		s.call = nil
+		s.cap = newCapture(s.cfg.maxChars, s.cfg.spillDir)
+		close(c.finished)
+		if len(rest) == 0 {
+			return
+		}
+		b = rest
+	}
+}
+
+// retLoop hands the running call's marker to the shell once the shell says
+// the command has finished: only then can no command see it.
+func (s *shell) retLoop() {
+	defer close(s.retDone)
+	r := bufio.NewReaderSize(s.ret, 16)
+	for {
+		b, err := r.ReadByte()
+		if err != nil {
+			return
+		}
+		if b == 'u' {
+			// The shell has its descriptors open; without names no command
+			// can open the inbox or the FIFOs, block on them or read them.
+			for _, name := range []string{inboxFile, ctlFile, retFile} {
+				_ = os.Remove(filepath.Join(s.dir, name)) // Best effort.
+			}
+			continue
+		}
+		s.mu.Lock()
+		if c := s.call; c != nil {
+			if !c.doneSeen {
+				c.doneSeen = true
+				close(c.cmdDone)
+			}
+			if !c.sent && !c.abandon {
+				c.sent = true
+				_ = s.send(c.halves) // A failure shows as a timeout.
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// send appends msg (NUL-terminated) to the inbox and wakes the shell.
+func (s *shell) send(msg []byte) error {
+	if _, err := s.inbox.Write(msg); err != nil {
+		return fmt.Errorf("persistent: write inbox: %w", err)
+	}
+	if _, err := s.ctl.Write([]byte{'r'}); err != nil {
+		return fmt.Errorf("persistent: wake shell: %w", err)
+	}
+	return nil
+}
+
+// dead reports whether the shell has exited.
+func (s *shell) dead() bool {
+	select {
+	case <-s.proc.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// status is how the shell ended; valid once dead.
+func (s *shell) status() pty.ExitStatus {
+	st, _ := s.proc.Wait(context.Background()) // Done is closed: returns at once.
+	return st
+}
+
+// terminate kills every process of the shell's session and releases the
+// terminal, the FIFOs and the private directory. With drain it first lets
+// the reader take in what the dying processes wrote. Idempotent.
+func (s *shell) terminate(drain bool) {
+	s.termOnce.Do(func() {
+		_ = s.proc.KillSession() // Best effort: Close sweeps again.
+		if drain {
+			waitFor(s.proc.Done(), reapWait)
+			waitFor(s.readDone, drainWait)
+		}
+		_ = s.proc.Close() // Best effort: it reports only a process it could not reap.
+		s.closeFiles()
+		waitFor(s.readDone, drainWait)
+		waitFor(s.retDone, drainWait)
+		_ = os.RemoveAll(s.dir) // Best effort.
+	})
+}
+
+// close terminates the shell and drops output gathered since the last
+// call, which no one will read.
+func (s *shell) close() {
+	s.terminate(false)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.call == nil && s.cap != nil {
+		s.cap.discard()
+		s.cap = nil
+	}
+}
+
+func (s *shell) closeFiles() {
+	for _, f := range []*os.File{s.inbox, s.ctl, s.ret} {
+		if f != nil {
+			_ = f.Close() // Best effort.
+		}
+	}
+}
+
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}

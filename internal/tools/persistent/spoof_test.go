@@ -1,0 +1,68 @@
+package persistent
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// Issue 3: no command can end a call early by printing the marker, whether
+// by dumping shell state, reading the private files, or replaying an old
+// marker.
+func TestStateDumpsNeverRevealMarker(t *testing.T) {
+	f := newFixture(t, tools.Config{MaxOutputChars: 1 << 20})
+	f.expect("myfunc() { echo mine; }; trap 'echo bye' EXIT; alias a1='echo a'", "")
+	dir := f.shellOf("s").dir
+	dumps := []string{
+		"set", "declare -p", "declare -f", "env", "export -p", "history", "trap -p", "alias", "jobs -l",
+		"tr '\\0' '\\n' </proc/$$/cmdline", "tr '\\0' '\\n' </proc/$$/environ",
+		"ls -la /proc/$$/fd", "ls -A " + dir, "cat " + dir + "/* 2>&1",
+		"for fd in /proc/$$/fd/*; do [ -f $fd ] && cat $fd; done",
+		"echo $BASH_EXECUTION_STRING $BASH_COMMAND",
+	}
+	for _, dump := range dumps {
+		res := f.run(dump + "; echo END-OF-DUMP")
+		marker := string(f.shellOf("s").last)
+		if !strings.HasSuffix(res.Text, "END-OF-DUMP\n") {
+			t.Fatalf("%q: call did not run to its end: %q", dump, res.Text)
+		}
+		for _, secret := range []string{marker, marker[:16], marker[16:]} {
+			if strings.Contains(res.Text, secret) {
+				t.Fatalf("%q revealed %q of marker %s:\n%s", dump, secret, marker, res.Text)
+			}
+		}
+		f.expect("echo next", "next\n")
+	}
+}
+
+// A marker is good for one call only: printing the previous call's marker,
+// or any well-formed fake frame, does not end the current call.
+func TestReplayedMarkerDoesNotEndCall(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	f.expect("true", "")
+	old := string(f.shellOf("s").last)
+	fake := strings.Repeat("0123456789abcdef", 2)
+	cmd := fmt.Sprintf("printf '%%s 0\\n' %s %s; echo after", old, fake)
+	f.expect(cmd, old+" 0\n"+fake+" 0\nafter\n")
+	if string(f.shellOf("s").last) == old {
+		t.Fatal("marker reused across calls")
+	}
+	f.expect("echo clean", "clean\n")
+}
+
+// The marker halves arrive only after the command finished: a command that
+// reads every descriptor the shell holds finds no part of its own marker.
+func TestMarkerAbsentDuringCommand(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	f.expect("true", "")
+	res := f.run("for fd in /proc/$$/fd/*; do [ -f $fd ] && grep -a -o '[0-9a-f]\\{16\\} [0-9a-f]\\{16\\}' $fd; done; echo done")
+	marker := string(f.shellOf("s").last)
+	if !strings.HasSuffix(res.Text, "done\n") || !strings.Contains(res.Text, " ") {
+		t.Fatalf("expected the earlier call's halves and done, got %q", res.Text)
+	}
+	if strings.Contains(res.Text, marker[:16]) || strings.Contains(res.Text, marker[16:]) {
+		t.Fatalf("current marker readable during the command: %q (marker %s)", res.Text, marker)
+	}
+}

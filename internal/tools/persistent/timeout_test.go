@@ -1,0 +1,118 @@
+package persistent
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shellport/shellport/internal/tools"
+)
+
+// Issue 3: a command waiting for terminal input does not hang past the
+// timeout, and the result says it was waiting for input.
+func TestReadUnderShortTimeout(t *testing.T) {
+	f := newFixture(t, tools.Config{TimeoutMs: 1000})
+	f.expect("cd /; lost=1", "")
+	res := f.run("echo asking; read -r answer; echo never")
+	want := "asking\n" +
+		"[the command was waiting for input from the terminal, which this tool cannot type; give the input through a pipe, a here-document or a file, or use the program's non-interactive option]\n" +
+		"[timed out after 1 second; the command was stopped and the shell was reset: its working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in " + f.cwd + "]"
+	if res.Text != want {
+		t.Fatalf("got  %q\nwant %q", res.Text, want)
+	}
+	for k, v := range map[string]any{"timedOut": true, "waitingForInput": true, "shellReset": true, "exitCode": nil} {
+		if structured(t, res, k) != v {
+			t.Errorf("%s = %v, want %v", k, res.Structured[k], v)
+		}
+	}
+	f.expect("echo \"[$lost]\"; pwd", "[]\n"+f.cwd+"\n")
+}
+
+// A timed-out command that ignores SIGINT and SIGTERM is still stopped, its
+// partial output returned, and its session emptied.
+func TestTimeoutEscalatesToKill(t *testing.T) {
+	f := newFixture(t, tools.Config{TimeoutMs: 500})
+	f.expect("true", "")
+	sid := f.shellOf("s").proc.Pid()
+	res := f.run(`trap '' INT TERM; sleep 300 & echo partial; bash -c 'trap "" INT TERM; echo stubborn; while :; do sleep 1; done'`)
+	if !strings.HasPrefix(res.Text, "partial\nstubborn\n[timed out after 500 ms;") {
+		t.Fatalf("got %q", res.Text)
+	}
+	if structured(t, res, "waitingForInput") != false {
+		t.Fatalf("a sleeping loop reported as waiting for input")
+	}
+	if left := sessionProcs(t, sid); len(left) != 0 {
+		t.Fatalf("processes of the reset shell survived: %v", left)
+	}
+}
+
+// Issue 3: cancellation resets the shell, discards the result and returns
+// promptly.
+func TestCancelDuringCommand(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	f.expect("kept=1", "")
+	sid := f.shellOf("s").proc.Pid()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.callIn(ctx, "s", "echo started >"+f.cwd+"/flag; sleep 300")
+		done <- err
+	}()
+	eventuallyFile(t, f.cwd+"/flag")
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err %v, want context.Canceled", err)
+		}
+	case <-time.After(testWait):
+		t.Fatal("cancelled call did not return")
+	}
+	if left := sessionProcs(t, sid); len(left) != 0 {
+		t.Fatalf("processes survived cancellation: %v", left)
+	}
+	f.expect("echo \"[$kept]\"", "[]\n")
+}
+
+// Issue 3: even when the end marker was already seen, a cancelled call
+// resets the shell, so the state change it made is gone.
+func TestCancelAfterMarkerStillResets(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	f.expect("true", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	testOnlyAfterFrame = cancel
+	t.Cleanup(func() { testOnlyAfterFrame = nil })
+	_, err := f.callIn(ctx, "s", "changed=1; echo done")
+	testOnlyAfterFrame = nil
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	f.expect("echo \"[$changed]\"", "[]\n")
+}
+
+// A call whose context ends while it waits in the queue leaves the running
+// call and the shell alone.
+func TestCancelWhileQueued(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	fifo := f.cwd + "/gate"
+	f.expect("mkfifo "+fifo+"; state=kept", "")
+	first := make(chan *tools.Result, 1)
+	go func() { first <- f.run(": >" + f.cwd + "/running; read -r line <" + fifo + "; echo \"$line\"") }()
+	eventuallyFile(t, f.cwd+"/running")
+	s := f.sessionOf("s")
+	ctx, cancel := context.WithCancel(context.Background())
+	queued := make(chan error, 1)
+	go func() { _, err := f.callIn(ctx, "s", "echo should-not-run"); queued <- err }()
+	eventually(t, "second call queued", func() bool { return s.queue.queued() == 1 })
+	cancel()
+	if err := <-queued; !errors.Is(err, context.Canceled) {
+		t.Fatalf("queued call: %v", err)
+	}
+	f.writeFIFO(fifo, "released\n")
+	if res := <-first; res.Text != "released\n" {
+		t.Fatalf("first call: %q", res.Text)
+	}
+	f.expect("echo $state", "kept\n")
+}
