@@ -1,7 +1,6 @@
 package core
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/strictjson"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -50,14 +50,14 @@ func fail(err error) rpc.Answer { return rpc.Answer{Err: err} }
 
 func async(job rpc.Job) rpc.Answer { return rpc.Answer{Job: job} }
 
-// decodeParams decodes params strictly; a misspelt member is an error.
+// decodeParams decodes params exactly (see internal/strictjson): a
+// misspelt, miscased or repeated member, or a string that is not valid
+// Unicode, is an error.
 func decodeParams(method string, params json.RawMessage, dst any) error {
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(params))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	if err := strictjson.Decode(params, dst); err != nil {
 		return rpc.Errorf(rpc.CodeInvalidParams, "invalid params for %s: %s", method, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
