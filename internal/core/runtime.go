@@ -108,6 +108,19 @@ func (rt *Runtime) Deliver(msg []byte) {
 	rt.srv.Deliver(msg)
 }
 
+// DeliverTo is Deliver with the message's reply sent to sink instead of
+// Options.Send (notifications still go to Send). It reports whether a reply
+// will come: false for a notification. The in-process carrier's blocking
+// Call uses it, so a caller gets its own request's answer whatever ids other
+// requests use.
+func (rt *Runtime) DeliverTo(msg []byte, sink func([]byte) error) bool {
+	if limit := rt.maxMessage(); len(msg) > limit {
+		rt.srv.DeliverErrorTo(rpc.NewTooLargeError(msg, limit), sink)
+		return true
+	}
+	return rt.srv.DeliverTo(msg, sink)
+}
+
 // DeliverError answers a message the carrier could not read whole (too
 // large, unreadable).
 func (rt *Runtime) DeliverError(err error) { rt.srv.DeliverError(err) }

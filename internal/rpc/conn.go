@@ -63,36 +63,56 @@ func (s *Server) OnPanic(f func(method string, v any, stack []byte)) { s.onPanic
 
 // Deliver handles one raw message. Call it from one goroutine so that
 // Accept sees messages in arrival order.
-func (s *Server) Deliver(msg []byte) {
+func (s *Server) Deliver(msg []byte) { s.deliver(msg, s.send) }
+
+// DeliverTo is Deliver with the message's one reply (if it gets one) sent
+// to sink instead of the server's writer: a caller blocked on its own
+// request gets exactly that request's answer, without matching ids. It
+// reports whether a reply will come (false for a notification).
+func (s *Server) DeliverTo(msg []byte, sink func([]byte) error) bool {
+	return s.deliver(msg, sink)
+}
+
+func (s *Server) deliver(msg []byte, sink func([]byte) error) bool {
 	req, rpcErr := Decode(msg)
 	if rpcErr != nil {
 		var id ID
 		if req != nil {
 			id = req.ID
 			if req.Method != "" && req.IsNotification() {
-				return // a notification is never answered, even a malformed one
+				return false // a notification is never answered, even a malformed one
 			}
 		}
 		// Unreadable input gets an error with a null id: JSON-RPC allows it,
 		// and the client learns that something it sent was dropped.
-		s.reply(id, nil, rpcErr)
-		return
+		replyTo(sink, id, nil, rpcErr)
+		return true
 	}
+	req.sink = sink
 	if req.Method == CancelMethod {
-		s.cancel(req.Params)
-		return
+		// Handled ahead of everything and never blocks. Sent as a request
+		// (with an id) it is answered like any request.
+		err := s.cancel(req.Params)
+		if !req.IsNotification() {
+			replyTo(sink, req.ID, nil, err)
+		}
+		return !req.IsNotification()
 	}
 	s.dispatch(req)
+	return !req.IsNotification()
 }
 
 // DeliverError answers a message the framer could not read whole.
-func (s *Server) DeliverError(err error) {
+func (s *Server) DeliverError(err error) { s.DeliverErrorTo(err, s.send) }
+
+// DeliverErrorTo is DeliverError with the answer sent to sink.
+func (s *Server) DeliverErrorTo(err error, sink func([]byte) error) {
 	var tooLarge *TooLargeError
 	if errors.As(err, &tooLarge) {
-		s.reply(IDFromHead(tooLarge.Head), nil, &Error{Code: CodeMessageTooLarge, Message: tooLarge.Error()})
+		replyTo(sink, IDFromHead(tooLarge.Head), nil, &Error{Code: CodeMessageTooLarge, Message: tooLarge.Error()})
 		return
 	}
-	s.reply(nil, nil, Errorf(CodeParseError, "parse error: %v", err))
+	replyTo(sink, nil, nil, Errorf(CodeParseError, "parse error: %v", err))
 }
 
 // Notify sends a notification to the client.
@@ -131,18 +151,18 @@ func (s *Server) CancelAll() {
 }
 
 func (s *Server) dispatch(req *Request) {
-	key := req.ID.String()
+	key := req.ID.Key()
 	s.mu.Lock()
 	switch {
 	case s.closed:
 		s.mu.Unlock()
 		if !req.IsNotification() {
-			s.reply(req.ID, nil, Errorf(CodeShutDown, "runtime is shut down: %s refused", req.Method))
+			s.reply(req, nil, Errorf(CodeShutDown, "runtime is shut down: %s refused", req.Method))
 		}
 		return
 	case !req.IsNotification() && s.inflight[key] != nil:
 		s.mu.Unlock()
-		s.reply(req.ID, nil, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use by a running request", key))
+		s.reply(req, nil, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use by a running request", req.ID))
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -195,7 +215,7 @@ func (s *Server) finish(req *Request, ctx context.Context, cancel context.Cancel
 	cancelled := ctx.Err() != nil
 	s.mu.Lock()
 	if !req.IsNotification() {
-		delete(s.inflight, req.ID.String())
+		delete(s.inflight, req.ID.Key())
 	}
 	s.mu.Unlock()
 	cancel()
@@ -205,37 +225,50 @@ func (s *Server) finish(req *Request, ctx context.Context, cancel context.Cancel
 	}
 	switch {
 	case cancelled:
-		s.reply(req.ID, nil, Errorf(CodeRequestCancelled, "request cancelled: %s", req.Method))
+		s.reply(req, nil, Errorf(CodeRequestCancelled, "request cancelled: %s", req.Method))
 	case err != nil:
 		var rpcErr *Error
 		if !errors.As(err, &rpcErr) {
 			rpcErr = Errorf(CodeInternalError, "internal error: %s: %v", req.Method, err)
 		}
-		s.reply(req.ID, nil, rpcErr)
+		s.reply(req, nil, rpcErr)
 	default:
-		s.reply(req.ID, result, nil)
+		s.reply(req, result, nil)
 	}
 }
 
-func (s *Server) cancel(params json.RawMessage) {
+// cancel cancels the in-flight request whose id has the same Key as the one
+// params name. Unknown ids are ignored; malformed params are an error for a
+// cancel sent as a request, and ignored for a notification.
+func (s *Server) cancel(params json.RawMessage) *Error {
 	var p struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(params, &p) != nil || len(p.ID) == 0 {
-		return // a bad cancel is ignored: there is no request to answer
+	if json.Unmarshal(params, &p) != nil || len(p.ID) == 0 || !validID(p.ID) {
+		return Errorf(CodeInvalidParams, `invalid params for %s: "id" must be the number or string id of a request`, CancelMethod)
 	}
 	s.mu.Lock()
-	cancel := s.inflight[string(p.ID)]
+	cancel := s.inflight[ID(p.ID).Key()]
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
+	return nil
 }
 
-func (s *Server) reply(id ID, result any, rpcErr *Error) {
+// reply sends req's one reply to where req came from.
+func (s *Server) reply(req *Request, result any, rpcErr *Error) {
+	sink := req.sink
+	if sink == nil {
+		sink = s.send
+	}
+	replyTo(sink, req.ID, result, rpcErr)
+}
+
+func replyTo(sink func([]byte) error, id ID, result any, rpcErr *Error) {
 	msg, err := EncodeResponse(id, result, rpcErr)
 	if err != nil {
 		msg, _ = EncodeResponse(id, nil, Errorf(CodeInternalError, "internal error: encode reply: %v", err))
 	}
-	_ = s.send(msg) // a closed carrier has no one left to tell
+	_ = sink(msg) // a closed carrier has no one left to tell
 }

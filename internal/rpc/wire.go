@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/shellport/shellport/internal/strictjson"
 )
 
 // Standard JSON-RPC 2.0 codes, and shellport's own in -32000…-32099.
@@ -45,7 +49,7 @@ func Errorf(code int, format string, args ...any) *Error {
 }
 
 // ID is a request id: a JSON number or string, kept as its exact JSON text so
-// it is echoed back unchanged.
+// it is echoed back byte for byte (EncodeResponse).
 type ID json.RawMessage
 
 // MarshalJSON writes the id as given, or null when absent.
@@ -56,8 +60,61 @@ func (id ID) MarshalJSON() ([]byte, error) {
 	return id, nil
 }
 
-// String returns the id's JSON text, the key used for cancellation.
+// String returns the id's JSON text as it was sent.
 func (id ID) String() string { return string(id) }
+
+// Key returns the id's canonical form: two ids name the same request exactly
+// when they are the same JSON value, however they are spelt — "a<b" and
+// "a\u003cb" are one id, and so are 10, 10.0 and 1e1 — and a string id
+// never equals a number id. Duplicate detection and $/cancelRequest compare
+// Keys, never the text.
+func (id ID) Key() string {
+	if len(id) == 0 {
+		return ""
+	}
+	if id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return "t" + string(id)
+		}
+		return "s" + s
+	}
+	return "n" + canonicalNumber(string(id))
+}
+
+// canonicalNumber spells a JSON number as sign, significant digits and the
+// position of the decimal point, so equal values get equal text. Exponents
+// too long to be meant are kept as written rather than expanded.
+func canonicalNumber(text string) string {
+	sign := ""
+	t := text
+	if strings.HasPrefix(t, "-") {
+		sign, t = "-", t[1:]
+	}
+	mant, exp, hasExp := strings.Cut(strings.ToLower(t), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	e := 0
+	if hasExp {
+		exp = strings.TrimPrefix(exp, "+")
+		if len(strings.TrimLeft(strings.TrimPrefix(exp, "-"), "0")) > 9 {
+			return "~" + text
+		}
+		n, err := strconv.Atoi(exp)
+		if err != nil {
+			return "~" + text
+		}
+		e = n
+	}
+	digits := intPart + frac
+	point := len(intPart) + e // value = 0.digits × 10^point
+	trimmed := strings.TrimLeft(digits, "0")
+	point -= len(digits) - len(trimmed)
+	trimmed = strings.TrimRight(trimmed, "0")
+	if trimmed == "" {
+		return "0"
+	}
+	return sign + "0." + trimmed + "e" + strconv.Itoa(point)
+}
 
 // version is the "jsonrpc" member; it accepts nothing but "2.0".
 type version struct{}
@@ -99,6 +156,8 @@ type Request struct {
 	ID     ID // empty for a notification
 	Method string
 	Params json.RawMessage
+
+	sink func([]byte) error // where the reply goes; nil means the server's writer
 }
 
 // IsNotification reports whether the sender expects no reply.
@@ -126,6 +185,9 @@ func Decode(msg []byte) (*Request, *Error) {
 	switch {
 	case in.Version == nil:
 		return req, Errorf(CodeInvalidRequest, `invalid request: missing "jsonrpc": "2.0"`)
+	case len(in.ID) > 0 && in.ID[0] == '"' && !validID(in.ID):
+		req.ID = nil
+		return req, Errorf(CodeInvalidRequest, "invalid request: the id string is not valid Unicode (invalid UTF-8 or a lone surrogate escape)")
 	case len(in.ID) > 0 && !validID(in.ID):
 		req.ID = nil
 		return req, Errorf(CodeInvalidRequest, "invalid request: id must be a number or a string, got %s", clip(in.ID, 20))
@@ -141,9 +203,13 @@ func Decode(msg []byte) (*Request, *Error) {
 	return req, nil
 }
 
+// validID reports whether raw (valid JSON) is an id JSON-RPC allows: a
+// number, or a string that is valid Unicode.
 func validID(raw json.RawMessage) bool {
 	switch raw[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+	case '"':
+		return strictjson.Check(raw, nil) == nil
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return true
 	}
 	return false
@@ -161,12 +227,25 @@ func idOf(msg []byte) ID {
 	return nil
 }
 
-// EncodeResponse returns the wire form of a reply.
+// EncodeResponse returns the wire form of a reply. The id is written exactly
+// as the request spelt it (encoding/json would re-escape <, >, & and
+// U+2028/9), so a client matching replies by text finds its own.
 func EncodeResponse(id ID, result any, rpcErr *Error) ([]byte, error) {
 	if rpcErr == nil && result == nil {
 		result = struct{}{}
 	}
-	return json.Marshal(wireResponse{ID: id, Result: result, Error: rpcErr})
+	msg, err := json.Marshal(wireResponse{Result: result, Error: rpcErr})
+	if err != nil || len(id) == 0 {
+		return msg, err
+	}
+	const head = `{"jsonrpc":"2.0","id":null`
+	if !bytes.HasPrefix(msg, []byte(head)) { // cannot happen: the struct fixes the order
+		return nil, fmt.Errorf("encode response: unexpected head %q", clip(msg, 40))
+	}
+	out := make([]byte, 0, len(msg)+len(id))
+	out = append(out, head[:len(head)-len("null")]...)
+	out = append(out, id...)
+	return append(out, msg[len(head):]...), nil
 }
 
 // EncodeNotification returns the wire form of a notification.

@@ -4,11 +4,13 @@
 // Messages go in with Send and come out with Recv, in order. Call sends a
 // request and waits for its own reply; that reply goes to the caller, never
 // into the Recv queue, so a blocking Call and a reader draining Recv can
-// share one connection.
+// share one connection. Call does not match replies by id: the runtime hands
+// the reply of that one delivery to that one caller, so ids that are spelt
+// oddly, repeated, or invalid cannot make a Call wait forever or take
+// another request's answer.
 package inproc
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -28,12 +30,11 @@ type Conn struct {
 
 	sendMu sync.Mutex // keeps Deliver calls in one order
 
-	mu      sync.Mutex
-	queue   [][]byte
-	ready   chan struct{} // has a token while queue is non-empty
-	done    chan struct{} // closed by Close
-	waiters map[string]chan []byte
-	closed  bool
+	mu     sync.Mutex
+	queue  [][]byte
+	ready  chan struct{} // has a token while queue is non-empty
+	done   chan struct{} // closed by Close
+	closed bool
 }
 
 // Open returns a connection to a new runtime. A non-nil cfgErr is a config
@@ -45,28 +46,18 @@ func Open(cfg core.Config, cfgErr error, keepSpill bool) *Conn {
 // OpenOptions is Open with every runtime option; opts.Send is replaced by
 // the connection's own.
 func OpenOptions(opts core.Options) *Conn {
-	c := &Conn{ready: make(chan struct{}, 1), done: make(chan struct{}), waiters: map[string]chan []byte{}}
-	opts.Send = c.route
+	c := &Conn{ready: make(chan struct{}, 1), done: make(chan struct{})}
+	opts.Send = c.enqueue
 	c.rt = core.New(opts)
 	return c
 }
 
-// route takes every outgoing message: a reply someone is waiting for in Call
-// goes to them, everything else to the Recv queue.
-func (c *Conn) route(msg []byte) error {
+// enqueue takes every outgoing message that is not a Call's own reply.
+func (c *Conn) enqueue(msg []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return ErrClosed
-	}
-	if len(c.waiters) > 0 {
-		if id, ok := replyID(msg); ok {
-			if w := c.waiters[id]; w != nil {
-				delete(c.waiters, id)
-				w <- msg
-				return nil
-			}
-		}
 	}
 	c.queue = append(c.queue, msg)
 	select {
@@ -74,18 +65,6 @@ func (c *Conn) route(msg []byte) error {
 	default:
 	}
 	return nil
-}
-
-// replyID returns the id of a response (a message with no method).
-func replyID(msg []byte) (string, bool) {
-	var probe struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if json.Unmarshal(msg, &probe) != nil || probe.Method != nil || len(probe.ID) == 0 {
-		return "", false
-	}
-	return string(probe.ID), true
 }
 
 // Send delivers one message to the runtime.
@@ -143,44 +122,47 @@ func (c *Conn) Recv(timeout time.Duration) ([]byte, error) {
 	}
 }
 
-// Call sends a request and waits for its reply. A notification returns
-// (nil, nil) at once.
+// Call sends a message and waits for its reply, which is returned and never
+// queued for Recv. A notification returns (nil, nil) at once. A message that
+// is not a valid request (bad JSON, an id that is an object, array or bool)
+// returns the runtime's error reply for it. If the connection closes first,
+// Call returns a shut-down error reply.
 func (c *Conn) Call(msg []byte) ([]byte, error) {
-	var probe struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(msg, &probe) != nil || len(probe.ID) == 0 || string(probe.ID) == "null" {
-		return nil, c.Send(msg) // malformed or a notification: any reply goes to Recv
-	}
-	id := string(probe.ID)
-	if limit := c.rt.MaxMessage(); len(msg) > limit {
-		err := rpc.NewTooLargeError(msg, limit)
-		return rpc.EncodeResponse(rpc.ID(probe.ID), nil, &rpc.Error{Code: rpc.CodeMessageTooLarge, Message: err.Error()})
-	}
-	w := make(chan []byte, 1)
+	w := make(chan []byte, 1) // the runtime replies at most once per delivery
+	c.sendMu.Lock()
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		c.sendMu.Unlock()
 		return nil, ErrClosed
 	}
-	if c.waiters[id] != nil {
-		c.mu.Unlock()
-		return rpc.EncodeResponse(rpc.ID(probe.ID), nil, rpc.Errorf(rpc.CodeInvalidRequest, "invalid request: a call with id %s is already waiting", id))
+	replies := c.rt.DeliverTo(msg, func(reply []byte) error {
+		select {
+		case w <- reply:
+		default: // cannot happen: one reply per request
+		}
+		return nil
+	})
+	c.sendMu.Unlock()
+	if !replies {
+		return nil, nil
 	}
-	c.waiters[id] = w
-	c.mu.Unlock()
-	if err := c.Send(msg); err != nil {
-		return nil, err
+	select {
+	case reply := <-w:
+		return reply, nil
+	case <-c.done:
+		select {
+		case reply := <-w: // answered while closing
+			return reply, nil
+		default:
+		}
+		return rpc.EncodeResponse(nil, nil, rpc.Errorf(rpc.CodeShutDown, "runtime closed before answering"))
 	}
-	reply, ok := <-w
-	if !ok {
-		return rpc.EncodeResponse(rpc.ID(probe.ID), nil, rpc.Errorf(rpc.CodeShutDown, "runtime closed before answering"))
-	}
-	return reply, nil
 }
 
 // Close shuts the runtime down (killing every process it started) and wakes
-// every waiter. It is safe to call more than once.
+// every waiting Call. It is safe to call more than once.
 func (c *Conn) Close() error {
 	err := c.rt.Close()
 	c.mu.Lock()
@@ -189,10 +171,6 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
-	for id, w := range c.waiters {
-		close(w)
-		delete(c.waiters, id)
-	}
 	close(c.done)
 	if err != nil {
 		return fmt.Errorf("close runtime: %w", err)
