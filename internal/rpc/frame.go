@@ -41,15 +41,26 @@ type FrameReader struct {
 // NewFrameReader returns a reader of messages of at most limit bytes
 // (DefaultMaxMessage when limit <= 0).
 func NewFrameReader(r io.Reader, limit int) *FrameReader {
+	f := &FrameReader{r: bufio.NewReaderSize(r, 64<<10)}
+	f.SetLimit(limit)
+	return f
+}
+
+// SetLimit changes the limit for the messages read from now on
+// (DefaultMaxMessage when limit <= 0): a client's initialize may bring its
+// own maxMessageBytes after the reader started.
+func (f *FrameReader) SetLimit(limit int) {
 	if limit <= 0 {
 		limit = DefaultMaxMessage
 	}
-	return &FrameReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+	f.limit = limit
 }
 
-// Read returns the next non-blank line without its line ending. A line over
-// the limit is consumed and reported as *TooLargeError; io.EOF ends the stream
-// (a final line without a newline is still returned first).
+// Read returns the next non-blank line without its line ending ("\n" or
+// "\r\n"; further trailing "\r" are dropped too). A message — the line
+// without its ending — over the limit is consumed and reported as
+// *TooLargeError, whether or not a newline ends it; io.EOF ends the stream (a
+// final line without a newline is still returned first).
 func (f *FrameReader) Read() ([]byte, error) {
 	for {
 		line, err := f.readLine()
@@ -64,57 +75,86 @@ func (f *FrameReader) Read() ([]byte, error) {
 	}
 }
 
+// readLine returns the next line without its ending. It holds at most
+// limit+2 bytes of a line (a message of exactly the limit and "\r\n"); a
+// longer line is skipped to its end and reported with its size.
 func (f *FrameReader) readLine() ([]byte, error) {
 	var buf []byte
 	for {
 		chunk, err := f.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > f.limit+1 {
-			head := append(buf[:len(buf):len(buf)], chunk[:min(len(chunk), headSize)]...)
-			size, last := len(buf)+len(chunk), lastOf(chunk)
-			if errors.Is(err, bufio.ErrBufferFull) {
-				n, l := f.skipLine()
-				size, last = size+n, l
-			}
-			if last == '\n' {
-				size-- // the line ending is not part of the message
-			}
-			return nil, &TooLargeError{Size: size, Limit: f.limit, Head: head[:min(len(head), headSize)]}
+		if len(buf)+len(chunk) > f.limit+2 {
+			return nil, f.tooLarge(buf, chunk, err)
 		}
 		buf = append(buf, chunk...)
 		switch {
 		case err == nil:
-			return buf[:len(buf)-1], nil
+			msg := trimEnding(buf)
+			if len(msg) > f.limit {
+				return nil, &TooLargeError{Size: len(msg), Limit: f.limit, Head: headOf(msg)}
+			}
+			return msg, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF) && len(buf) > 0:
-			return buf, nil
+			msg := bytes.TrimSuffix(buf, []byte("\r"))
+			if len(msg) > f.limit {
+				return nil, &TooLargeError{Size: len(msg), Limit: f.limit, Head: headOf(msg)}
+			}
+			return msg, nil
 		default:
 			return nil, err
 		}
 	}
 }
 
+// tooLarge skips the rest of a line that outgrew the limit and describes it.
+func (f *FrameReader) tooLarge(buf, chunk []byte, err error) error {
+	head := headOf(buf)
+	if len(head) < headSize {
+		head = headOf(append(head, chunk...))
+	}
+	size := len(buf) + len(chunk)
+	last := lastTwo(lastTwo(nil, buf), chunk) // for the line ending
+	if errors.Is(err, bufio.ErrBufferFull) {
+		n, tail := f.skipLine()
+		size += n
+		last = lastTwo(last, tail)
+	}
+	size -= len(last) - len(trimEnding(last))
+	return &TooLargeError{Size: size, Limit: f.limit, Head: head}
+}
+
+// lastTwo returns the last two bytes of a followed by b.
+func lastTwo(a, b []byte) []byte {
+	out := append(append([]byte(nil), a[max(0, len(a)-2):]...), b[max(0, len(b)-2):]...)
+	return out[max(0, len(out)-2):]
+}
+
+// trimEnding drops a final "\n" or "\r\n".
+func trimEnding(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+func headOf(b []byte) []byte { return append([]byte(nil), b[:min(len(b), headSize)]...) }
+
 // skipLine discards input up to and including the next newline. It returns
-// how many bytes it skipped and the last of them.
-func (f *FrameReader) skipLine() (int, byte) {
-	n, last := 0, byte(0)
+// how many bytes it skipped and the last two of them.
+func (f *FrameReader) skipLine() (int, []byte) {
+	n, last := 0, []byte(nil)
 	for {
 		chunk, err := f.r.ReadSlice('\n')
 		n += len(chunk)
-		if len(chunk) > 0 {
-			last = chunk[len(chunk)-1]
-		}
+		last = lastTwo(last, chunk)
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			return n, last
 		}
 	}
-}
-
-func lastOf(b []byte) byte {
-	if len(b) == 0 {
-		return 0
-	}
-	return b[len(b)-1]
 }
 
 // FrameWriter writes one message per line. It is safe for concurrent use:

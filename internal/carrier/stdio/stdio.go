@@ -63,10 +63,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 	return readErr
 }
 
-// readLoop feeds every frame to the runtime until end of input.
+// readLoop feeds every frame to the runtime until end of input. The limit
+// is read again before every frame: an initialize (handled in line by
+// Deliver) may have brought the client's own maxMessageBytes.
 func readLoop(rt *core.Runtime, in io.Reader) error {
 	r := rpc.NewFrameReader(in, rt.MaxMessage())
 	for {
+		r.SetLimit(rt.MaxMessage())
 		msg, err := r.Read()
 		var tooLarge *rpc.TooLargeError
 		switch {
