@@ -46,7 +46,8 @@ type Options struct {
 	// Log receives diagnostics (recovered panics). Nil discards them.
 	Log io.Writer
 	// KeepSpill keeps spill files after Close (for one-off CLI calls whose
-	// output names a spill file the user will read afterwards).
+	// output names a spill file the user will read afterwards); a spill
+	// directory left empty is removed all the same.
 	KeepSpill bool
 	// SpawnHelper is the default path of shellport-spawn-helper, used by
 	// the persistent bash when the config names none (tools.bash.spawnHelper);
@@ -166,7 +167,11 @@ func (rt *Runtime) Close() error {
 		rt.mu.Lock()
 		dir := rt.spillDir
 		rt.mu.Unlock()
-		if dir != "" && !rt.opts.KeepSpill {
+		switch {
+		case dir == "":
+		case rt.opts.KeepSpill:
+			_ = os.Remove(dir) // removes it only when no spill file is in it: nothing to keep
+		default:
 			_ = os.RemoveAll(dir) // best effort
 		}
 	})
