@@ -15,6 +15,7 @@ import (
 
 	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/testkit/lifecycle"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
 
@@ -259,4 +260,10 @@ func TestServePipedScriptGetsEveryReply(t *testing.T) {
 			t.Errorf("missing %s in:\n%s", want, replies)
 		}
 	}
+}
+
+// TestServeSessionLifecycle runs the issue-10 session-lifetime scenarios
+// through `shellport serve`.
+func TestServeSessionLifecycle(t *testing.T) {
+	lifecycle.RunAll(t, func(t *testing.T) transcript.Carrier { return startServe(t) })
 }

@@ -155,8 +155,29 @@ type notice struct {
 	Text    string `json:"text"`
 }
 
-func (rt *Runtime) notify(sessionID, text string) {
-	_ = rt.srv.Notify("session/notice", notice{Session: sessionID, Text: text}) // the client may be gone
+// notify sends a tool's notice to the session with sessionKey. A notice for
+// a session that has closed (or is closing) is dropped: it must never reach
+// a later session with the same id.
+func (rt *Runtime) notify(sessionKey, text string) {
+	rt.mu.Lock()
+	s := rt.byKey[sessionKey]
+	rt.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.noticeMu.Lock()
+	defer s.noticeMu.Unlock()
+	if !s.gone {
+		_ = rt.srv.Notify("session/notice", notice{Session: s.info.ID, Text: text}) // the client may be gone
+	}
+}
+
+// silence makes sure no notice of s is sent from now on; a notice being
+// sent is finished first.
+func (s *session) silence() {
+	s.noticeMu.Lock()
+	s.gone = true
+	s.noticeMu.Unlock()
 }
 
 func (rt *Runtime) sessionNew(params json.RawMessage) (any, error) {
@@ -177,24 +198,48 @@ type sessionRef struct {
 	Session string `json:"session"`
 }
 
-// sessionClose forgets the session at once (later calls naming it fail) and
-// kills what it started on the job's goroutine.
+// sessionClose is a fence. In line (so a pipelined session/new may reuse
+// the id at once, and a tools/call behind it lands in the new session), it
+// forgets the session and cancels its context: calls still waiting for their
+// turn give up with a "session closed" error, running ones are cancelled.
+// The job then waits until every call of the session has returned, has the
+// tools kill what the session started (they return once it is dead), stops
+// its notices, and only then answers.
 func (rt *Runtime) sessionClose(params json.RawMessage) rpc.Answer {
 	var p sessionRef
 	if err := decodeParams("session/close", params, &p); err != nil {
 		return fail(err)
 	}
 	rt.mu.Lock()
-	_, ok := rt.sessions[p.Session]
+	s := rt.sessions[p.Session]
+	if s == nil {
+		err := rt.unknownSession("session/close", p.Session)
+		rt.mu.Unlock()
+		return fail(err)
+	}
 	delete(rt.sessions, p.Session)
+	delete(rt.byKey, s.info.Key)
+	rt.rememberClosed(p.Session)
 	reg := rt.reg
 	rt.mu.Unlock()
-	if !ok {
-		return fail(rpc.Errorf(rpc.CodeSessionNotFound, "session/close: no session %q", p.Session))
-	}
-	return async(func(context.Context) (any, error) {
-		reg.closeSession(p.Session)
-		return struct{}{}, nil
+	s.cancel()
+
+	// The teardown runs to its end even if this request is cancelled: the
+	// session is gone either way, and so must be its processes.
+	torn := make(chan struct{})
+	go func() {
+		defer close(torn)
+		s.calls.Wait()
+		reg.closeSession(s.info.Key)
+		s.silence()
+	}()
+	return async(func(ctx context.Context) (any, error) {
+		select {
+		case <-torn:
+			return struct{}{}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	})
 }
 

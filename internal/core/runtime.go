@@ -70,8 +70,12 @@ type Runtime struct {
 	reg         *registry // nil until initialized
 	initErr     error
 	spillDir    string
-	sessions    map[string]*session
+	sessions    map[string]*session // open sessions by client-visible id
+	byKey       map[string]*session // open sessions by Key, for notices
+	closed      map[string]bool     // recently closed ids (see rememberClosed)
+	closedOrder []string
 	nextSession int
+	generation  int64 // numbers session Keys; never reused
 	shutdown    bool
 
 	calls     sync.WaitGroup // admitted tool calls not yet answered
@@ -91,7 +95,7 @@ func New(opts Options) *Runtime {
 	if err != nil {
 		cwd = "/"
 	}
-	rt := &Runtime{opts: opts, cwd: cwd, cfg: opts.Config, sessions: map[string]*session{}, exit: make(chan struct{})}
+	rt := &Runtime{opts: opts, cwd: cwd, cfg: opts.Config, sessions: map[string]*session{}, byKey: map[string]*session{}, closed: map[string]bool{}, exit: make(chan struct{})}
 	rt.srv = rpc.NewServer(rpc.HandlerFunc(rt.accept), opts.Send)
 	rt.srv.OnPanic(func(method string, v any, stack []byte) {
 		fmt.Fprintf(opts.Log, "shellport: recovered panic in %s: %v\n%s", method, v, stack)
@@ -183,8 +187,14 @@ func (rt *Runtime) Close() error {
 func (rt *Runtime) closeTools() error {
 	rt.mu.Lock()
 	reg := rt.reg
+	open := rt.sessions
 	rt.sessions = map[string]*session{}
+	rt.byKey = map[string]*session{}
 	rt.mu.Unlock()
+	for _, s := range open {
+		s.cancel() // calls still queued give up
+		s.silence()
+	}
 	if reg == nil {
 		return nil
 	}

@@ -42,7 +42,7 @@ func newTestTools(host tools.Host) []tools.Tool {
 			if err := tools.Decode(c.Arguments, &args); err != nil {
 				return tools.Errorf("%v", err), nil
 			}
-			host.Notice(c.Session.ID, args.Text)
+			host.Notice(c.Session.Key, args.Text)
 			return &tools.Result{Text: "queued"}, nil
 		}},
 	}

@@ -28,6 +28,12 @@ type CallResult struct {
 // toolsCall admits a call in arrival order and returns the job that runs it.
 // For a serial tool the call takes its place in the session's queue here, so
 // pipelined calls run first to last whatever the goroutine scheduler does.
+//
+// A call of a session is counted in the session's calls from here until its
+// job returns, and watches the session's context: if the session closes
+// before the call's turn came, the call is answered "session closed" and
+// never reaches the tool; if it closes while the tool runs, the tool's
+// context is cancelled and the call is answered as cancelled.
 func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 	var p toolsCallParams
 	if err := decodeParams("tools/call", req.Params, &p); err != nil {
@@ -49,17 +55,20 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 	if call.ID == "" {
 		call.ID = fmt.Sprintf("call-%d", rt.nextCall.Add(1))
 	}
+	var s *session
 	var wait, turnDone chan struct{}
-	if p.Session != "" {
-		s := rt.sessions[p.Session]
-		if s == nil {
-			return fail(rpc.Errorf(rpc.CodeSessionNotFound, "tools/call: no session %q (create one with session/new)", p.Session))
+	switch {
+	case p.Session != "":
+		if s = rt.sessions[p.Session]; s == nil {
+			return fail(rt.unknownSession("tools/call", p.Session))
 		}
 		call.Session = s.info
 		if m.serial {
 			wait, turnDone = s.turn[m.name], make(chan struct{})
 			s.turn[m.name] = turnDone
 		}
+	case m.serial:
+		return fail(rpc.Errorf(rpc.CodeInvalidParams, "tools/call: %q keeps its state per session, so a call to it must name one in \"session\"", p.Name))
 	}
 	release := handOver(wait, turnDone)
 	if hasNUL(p.Arguments) {
@@ -67,18 +76,47 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 		return done(errorResult(m, call, "invalid arguments: strings must not contain NUL (\\u0000) characters"), nil)
 	}
 	rt.calls.Add(1)
+	if s != nil {
+		s.calls.Add(1)
+	}
 	return async(func(ctx context.Context) (any, error) {
 		defer rt.calls.Done()
 		defer release()
-		if wait != nil {
-			select {
-			case <-wait:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+		if s == nil {
+			return rt.runTool(ctx, m, call), nil
 		}
-		return rt.runTool(ctx, m, call), nil
+		defer s.calls.Done()
+		return rt.runInSession(ctx, s, wait, m, call)
 	})
+}
+
+// runInSession waits for the call's turn, then runs it unless the session
+// closed first; a close while it runs cancels it.
+func (rt *Runtime) runInSession(ctx context.Context, s *session, wait chan struct{}, m *mounted, call *tools.Call) (any, error) {
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-s.ctx.Done():
+		}
+	}
+	if s.ctx.Err() != nil {
+		return nil, closedError("tools/call", s.info.ID, " (it was closed before this call started)")
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.ctx, cancel)
+	defer stop()
+	res := rt.runTool(callCtx, m, call)
+	if s.ctx.Err() != nil && ctx.Err() == nil {
+		return nil, &rpc.Error{
+			Code:    rpc.CodeRequestCancelled,
+			Message: fmt.Sprintf("request cancelled: session %q was closed while the call ran", s.info.ID),
+			Data:    map[string]any{"session": s.info.ID, "closed": true},
+		}
+	}
+	return res, nil
 }
 
 // handOver returns the function that passes the session's turn to the next

@@ -38,10 +38,15 @@ type Tool interface {
 }
 
 // SessionCloser is implemented by tools that keep per-session state (a live
-// shell, background tasks). The runtime calls CloseSession when the session
-// closes; it must kill what the session started and return promptly.
+// shell, background tasks, their logs and notices). The runtime calls
+// CloseSession with the session's Key once every call of that session has
+// returned; the tool must kill what the session started and return only
+// when it is gone (bounded by the tool's own kill timeouts). The runtime
+// never calls the tool with that key again, so nothing of the session can
+// be reached after it: state keyed by Key dies with the session object, even
+// when a new session reuses its ID.
 type SessionCloser interface {
-	CloseSession(sessionID string)
+	CloseSession(sessionKey string)
 }
 
 // Closer is implemented by tools that hold resources for the runtime's life.
@@ -64,35 +69,63 @@ type Call struct {
 
 // Session is what a tool may know about the calling session.
 type Session struct {
+	// ID is the client-visible id ("task-17"). A closed session's id may be
+	// reused by a new session, so never key state by it: use Key.
 	ID string
+	// Key identifies this session object for the runtime's life: a new
+	// session with the ID of a closed one has another Key. Per-session
+	// state (shells, tasks, ownership, notices) is keyed by it. Empty for a
+	// call made without a session.
+	Key string
 	// Cwd is the session's absolute working directory.
 	Cwd string
 	// Env holds extra environment variables for processes the session starts,
-	// applied over the runtime's own environment.
+	// applied over its base environment.
 	Env map[string]string
+	// BaseEnv, when not nil, is the environment the session's processes
+	// start from instead of the runtime's own: the client's environment as
+	// of the session's creation ("baseEnv" in session/new), so commands see
+	// the host's current variables whichever carrier runs the runtime.
+	BaseEnv []string
 }
 
-// Environ returns base with the session's variables set over it, in a stable
-// order.
-func (s Session) Environ(base []string) []string {
-	return mergeEnv(base, s.Env)
+// Base returns the environment the session's processes start from: BaseEnv
+// when the client sent one, else fallback (the runtime's os.Environ()).
+func (s Session) Base(fallback []string) []string {
+	if s.BaseEnv != nil {
+		return s.BaseEnv
+	}
+	return fallback
+}
+
+// Environ returns the session's base environment (see Base) with the
+// session's variables set over it, in a stable order.
+func (s Session) Environ(fallback []string) []string {
+	return mergeEnv(s.Base(fallback), s.Env)
+}
+
+// Overlay returns env with the session's variables set over it.
+func (s Session) Overlay(env []string) []string {
+	return mergeEnv(env, s.Env)
 }
 
 // Host is what the runtime gives a tool at construction.
 type Host struct {
-	// Notify queues a short notice for a session (a background task finished).
-	// It never blocks. It may be nil in tests.
-	Notify func(sessionID, text string)
+	// Notify queues a short notice for the session with the given Key (a
+	// background task finished). Notices for a session that has closed are
+	// dropped, so none reaches a later session with the same ID. It never
+	// blocks for long. It may be nil in tests.
+	Notify func(sessionKey, text string)
 	// SpillDir is a directory private to this runtime where tools write full
 	// outputs that were too long to return. It exists; tools create files in
 	// it and never remove the directory.
 	SpillDir string
 }
 
-// Notice queues text for sessionID when h.Notify is set.
-func (h Host) Notice(sessionID, text string) {
+// Notice queues text for the session with sessionKey when h.Notify is set.
+func (h Host) Notice(sessionKey, text string) {
 	if h.Notify != nil {
-		h.Notify(sessionID, text)
+		h.Notify(sessionKey, text)
 	}
 }
 

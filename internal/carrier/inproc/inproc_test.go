@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shellport/shellport/internal/core"
+	"github.com/shellport/shellport/internal/testkit/lifecycle"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
 
@@ -115,4 +116,10 @@ func TestClosedConnRefuses(t *testing.T) {
 	if _, err := c.Recv(time.Second); err != ErrClosed {
 		t.Fatalf("recv after close: %v", err)
 	}
+}
+
+// TestSessionLifecycle runs the issue-10 session-lifetime scenarios through
+// the path the C ABI uses.
+func TestSessionLifecycle(t *testing.T) {
+	lifecycle.RunAll(t, func(t *testing.T) transcript.Carrier { return open(t) })
 }

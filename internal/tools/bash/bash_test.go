@@ -63,7 +63,7 @@ func TestNoStateBetweenCalls(t *testing.T) {
 
 func TestSessionEnvAndStdin(t *testing.T) {
 	k := newKit(t, tools.Config{})
-	s := tools.Session{ID: "a", Cwd: t.TempDir(), Env: map[string]string{"SHELLPORT_TEST_VAR": "from session"}}
+	s := tools.Session{ID: "a", Key: "a", Cwd: t.TempDir(), Env: map[string]string{"SHELLPORT_TEST_VAR": "from session"}}
 	if got := run(t, k, s, `echo "$SHELLPORT_TEST_VAR"`).Text; got != "from session\n" {
 		t.Errorf("env: %q", got)
 	}

@@ -14,7 +14,7 @@ import (
 func BenchmarkTrue(b *testing.B) {
 	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, tools.Config{})
 	defer ts[0].(tools.Closer).Close()
-	c := &tools.Call{ID: "b", Session: tools.Session{ID: "s", Cwd: b.TempDir()},
+	c := &tools.Call{ID: "b", Session: tools.Session{ID: "s", Key: "s", Cwd: b.TempDir()},
 		Arguments: json.RawMessage(`{"command":"true","description":"Do nothing"}`)}
 	b.ReportAllocs()
 	for b.Loop() {

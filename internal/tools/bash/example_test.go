@@ -16,7 +16,7 @@ func Example() {
 
 	res, err := ts[0].Call(context.Background(), &tools.Call{
 		ID:        "call-1",
-		Session:   tools.Session{ID: "s1", Cwd: "/"},
+		Session:   tools.Session{ID: "s1", Key: "s1", Cwd: "/"},
 		Arguments: json.RawMessage(`{"command": "echo hello; echo oops >&2; exit 3", "description": "Greet, complain and fail"}`),
 	})
 	if err != nil {

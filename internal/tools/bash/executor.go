@@ -101,22 +101,24 @@ func (e *executor) forget(g *group) {
 	close(g.done)
 }
 
-// closeSession stops what the session started. Its tasks' ownership records
-// stay, so later calls about them still get "belongs to another session".
-func (e *executor) closeSession(sessionID string) {
-	if sessionID == "" {
+// closeSession stops what the session (by its Key) started and returns once
+// it is dead, bounded by stopAll. Its tasks' ownership records stay, so later
+// calls about them, from a new session with the same ID too, still get
+// "belongs to another session".
+func (e *executor) closeSession(sessionKey string) {
+	if sessionKey == "" {
 		return
 	}
 	e.mu.Lock()
 	var groups []*group
 	for g := range e.live {
-		if g.owner == sessionID {
+		if g.owner == sessionKey {
 			groups = append(groups, g)
 		}
 	}
 	var owned []*task
 	for _, t := range e.tasks {
-		if t.owner == sessionID {
+		if t.owner == sessionKey {
 			owned = append(owned, t)
 		}
 	}

@@ -68,7 +68,7 @@ func newKit(t *testing.T, cfg tools.Config) *kit {
 	return k
 }
 
-func session(id, cwd string) tools.Session { return tools.Session{ID: id, Cwd: cwd} }
+func session(id, cwd string) tools.Session { return tools.Session{ID: id, Key: id, Cwd: cwd} }
 
 // call runs tool with args (a JSON string or a value to marshal).
 func call(t *testing.T, tool tools.Tool, s tools.Session, args any) *tools.Result {

@@ -15,7 +15,7 @@ import (
 // share one pipe, so the log keeps the order they were written in.
 type task struct {
 	id      string
-	owner   string // session that started it; "" means anyone may use it
+	owner   string // Key of the session that started it; "" means anyone may use it
 	command string
 	g       *group
 	log     *spillFile // full output; nil when it could not be created
@@ -50,7 +50,7 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 		e.taskDone()
 		return nil, fmt.Errorf("bash: create output pipe: %w", err)
 	}
-	g, err := e.start(command, dir, call.Session.Environ(os.Environ()), w, w, call.Session.ID)
+	g, err := e.start(command, dir, call.Session.Environ(os.Environ()), w, w, call.Session.Key)
 	_ = w.Close() // best effort: the child holds its own copy
 	if err != nil {
 		_ = r.Close() // best effort
@@ -62,7 +62,7 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 	e.seq++
 	t := &task{
 		id:      fmt.Sprintf("bash-%d", e.seq),
-		owner:   call.Session.ID,
+		owner:   call.Session.Key,
 		command: command,
 		g:       g,
 		unread:  ring{max: e.set.maxLogBytes},
@@ -189,7 +189,7 @@ func (e *executor) lookup(call *tools.Call) (*task, *tools.Result) {
 	if t == nil {
 		return nil, tools.Errorf("task %q not found", p.TaskID)
 	}
-	if t.owner != "" && t.owner != call.Session.ID {
+	if t.owner != "" && t.owner != call.Session.Key {
 		return nil, tools.Errorf("task %s belongs to another session", t.id)
 	}
 	return t, nil

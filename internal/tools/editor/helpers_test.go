@@ -32,7 +32,7 @@ func run(t *testing.T, tl tools.Tool, cwd string, args any) *tools.Result {
 		}
 		raw = b
 	}
-	res, err := tl.Call(context.Background(), &tools.Call{ID: "c1", Session: tools.Session{ID: "s1", Cwd: cwd}, Arguments: raw})
+	res, err := tl.Call(context.Background(), &tools.Call{ID: "c1", Session: tools.Session{ID: "s1", Key: "s1", Cwd: cwd}, Arguments: raw})
 	if err != nil {
 		t.Fatalf("Call(%s): Go error %v", raw, err)
 	}

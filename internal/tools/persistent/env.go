@@ -6,10 +6,10 @@ import (
 	"github.com/shellport/shellport/internal/tools"
 )
 
-// shellEnv is the shell's environment: the runtime's, minus variables that
-// would change how bash starts or force colour back on, plus a terminal
-// that never pages, colours or prompts, with the session's own variables
-// over all of it.
+// shellEnv is the shell's environment: base (the session's base
+// environment), minus variables that would change how bash starts or force
+// colour back on, plus a terminal that never pages, colours or prompts, with
+// the session's own variables over all of it.
 func shellEnv(base []string, s tools.Session) []string {
 	drop := map[string]bool{
 		"BASH_ENV": true, "ENV": true, "SHELLOPTS": true, "BASHOPTS": true, // read at startup
@@ -43,5 +43,5 @@ func shellEnv(base []string, s tools.Session) []string {
 	for _, kv := range set {
 		env = append(env, kv[0]+"="+kv[1])
 	}
-	return s.Environ(env)
+	return s.Overlay(env)
 }

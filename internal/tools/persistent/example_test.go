@@ -13,7 +13,7 @@ func Example() {
 	tool := persistent.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{})
 	defer tool.(tools.Closer).Close()
 
-	session := tools.Session{ID: "demo", Cwd: os.TempDir()}
+	session := tools.Session{ID: "demo", Key: "demo#1", Cwd: os.TempDir()}
 	for _, command := range []string{
 		`greeting=hello; cd /`,
 		`echo "$greeting from $PWD"`,

@@ -54,7 +54,7 @@ func args(command string) json.RawMessage {
 func (f *fixture) callIn(ctx context.Context, session, command string) (*tools.Result, error) {
 	return f.tool.Call(ctx, &tools.Call{
 		ID:        "call-" + session,
-		Session:   tools.Session{ID: session, Cwd: f.cwd},
+		Session:   tools.Session{ID: session, Key: session, Cwd: f.cwd},
 		Arguments: args(command),
 	})
 }

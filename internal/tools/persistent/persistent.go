@@ -94,7 +94,7 @@ type Tool struct {
 	shellCfg    shellConfig
 
 	mu       sync.Mutex
-	sessions map[string]*session
+	sessions map[string]*session // by tools.Session.Key
 	closed   bool
 }
 
@@ -161,18 +161,23 @@ func (t *Tool) Call(ctx context.Context, call *tools.Call) (*tools.Result, error
 	case strings.ContainsRune(*args.Command, 0):
 		return tools.Errorf(`invalid arguments: "command" contains a NUL byte`), nil
 	}
-	s, err := t.session(call.Session.ID)
+	if call.Session.Key == "" {
+		return tools.Errorf("this bash keeps one shell per session, so it runs only in a session; the call named none"), nil
+	}
+	s, err := t.session(call.Session.Key)
 	if err != nil {
 		return nil, err
 	}
 	return s.run(ctx, t, call, *args.Command)
 }
 
-// CloseSession kills the session's shell and everything it started.
-func (t *Tool) CloseSession(sessionID string) {
+// CloseSession kills the shell of the session with sessionKey and
+// everything it started, and returns once they are gone (bounded by the
+// shell's teardown waits).
+func (t *Tool) CloseSession(sessionKey string) {
 	t.mu.Lock()
-	s := t.sessions[sessionID]
-	delete(t.sessions, sessionID)
+	s := t.sessions[sessionKey]
+	delete(t.sessions, sessionKey)
 	t.mu.Unlock()
 	if s != nil {
 		s.close()
@@ -196,16 +201,19 @@ func (t *Tool) Close() error {
 	return nil
 }
 
-func (t *Tool) session(id string) (*session, error) {
+// session returns the state of the session with key, made on first use.
+// Keys are never reused, so a new session with a closed one's ID never
+// finds the old shell.
+func (t *Tool) session(key string) (*session, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, ErrClosed
 	}
-	s := t.sessions[id]
+	s := t.sessions[key]
 	if s == nil {
-		s = &session{id: id}
-		t.sessions[id] = s
+		s = &session{key: key}
+		t.sessions[key] = s
 	}
 	return s, nil
 }

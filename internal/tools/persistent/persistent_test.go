@@ -193,7 +193,7 @@ func TestInvalidArguments(t *testing.T) {
 		`{"command": "a\u0000"}`: `NUL`,
 		`{"cmd": "ls"}`:          `unknown argument "cmd"`,
 	} {
-		res, err := f.tool.Call(t.Context(), &tools.Call{Session: tools.Session{ID: "s", Cwd: f.cwd}, Arguments: []byte(raw)})
+		res, err := f.tool.Call(t.Context(), &tools.Call{Session: tools.Session{ID: "s", Key: "s", Cwd: f.cwd}, Arguments: []byte(raw)})
 		if err != nil || !res.IsError || !strings.Contains(res.Text, want) {
 			t.Errorf("%s: got %+v, %v; want an error result with %q", raw, res, err, want)
 		}

@@ -9,7 +9,7 @@ import (
 
 func TestPresent(t *testing.T) {
 	f := newFixture(t, tools.Config{})
-	call := &tools.Call{ID: "c1", Session: tools.Session{ID: "s", Cwd: f.cwd}, Arguments: args("echo hi; exit 3")}
+	call := &tools.Call{ID: "c1", Session: tools.Session{ID: "s", Key: "s", Cwd: f.cwd}, Arguments: args("echo hi; exit 3")}
 	p := f.tool.Present(call, nil)
 	if p.Title != "echo hi; exit 3" || p.RawInput != "echo hi; exit 3" || p.Kind != "execute" || p.Status != "" {
 		t.Fatalf("call card %+v", p)

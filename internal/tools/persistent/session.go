@@ -10,7 +10,7 @@ import (
 
 // session owns one shell. Its calls run one at a time in arrival order.
 type session struct {
-	id    string
+	key   string // tools.Session.Key
 	queue fifoLock
 
 	mu     sync.Mutex
@@ -42,7 +42,7 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 	}
 	if sh == nil {
 		var err error
-		env := shellEnv(os.Environ(), call.Session)
+		env := shellEnv(call.Session.Base(os.Environ()), call.Session)
 		if sh, err = startShell(ctx, t.shellCfg, call.Session.Cwd, env); err != nil {
 			return nil, err
 		}
