@@ -51,6 +51,11 @@ var (
 	nextHandle int64
 )
 
+// testOnlyEnter runs first in every exported function that recovers
+// panics; the ABI test build (capi/testhooks.go) makes it panic on demand to
+// prove the recovery paths.
+var testOnlyEnter = func() {}
+
 func lookup(h C.longlong) *inproc.Conn {
 	handlesMu.Lock()
 	defer handlesMu.Unlock()
@@ -84,6 +89,7 @@ func shellport_open(config *C.char) (h C.longlong) {
 			h = 0
 		}
 	}()
+	testOnlyEnter()
 	var cfg core.Config
 	var cfgErr error
 	if config != nil {
@@ -107,6 +113,7 @@ func shellport_send(h C.longlong, msg *C.char) (rc C.int) {
 			rc = -2
 		}
 	}()
+	testOnlyEnter()
 	conn := lookup(h)
 	if conn == nil || msg == nil {
 		return -1
@@ -128,6 +135,7 @@ func shellport_recv(h C.longlong, timeoutMs C.int) (out *C.char) {
 			out = errorReply(rpc.CodeInternalError, "internal error: shellport_recv panicked: %v", v)
 		}
 	}()
+	testOnlyEnter()
 	conn := lookup(h)
 	if conn == nil {
 		return nil
@@ -151,6 +159,7 @@ func shellport_call(h C.longlong, request *C.char) (out *C.char) {
 			out = errorReply(rpc.CodeInternalError, "internal error: shellport_call panicked: %v", v)
 		}
 	}()
+	testOnlyEnter()
 	conn := lookup(h)
 	if conn == nil {
 		return errorReply(rpc.CodeShutDown, "shellport_call: handle %d is not open", int64(h))
@@ -187,6 +196,7 @@ func shellport_close(h C.longlong) (rc C.int) {
 			rc = -2
 		}
 	}()
+	testOnlyEnter()
 	handlesMu.Lock()
 	conn := handles[int64(h)]
 	delete(handles, int64(h))

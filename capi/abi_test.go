@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// minABICoverage is the bar of issue 18 for the statements of this package
+// that the C test program reaches.
+const minABICoverage = 80.0
+
+// TestABIFromC builds libshellport with the test-only hooks and coverage,
+// compiles testdata/abi_test.c against it and runs it: the -1/-2 returns, a
+// NULL request, unknown and closed handles, double close, panic recovery,
+// exact ids (issue 10) and concurrent send/recv/call/close, all through the
+// real C ABI. It then measures how much of this package the program
+// covered and fails below minABICoverage.
+func TestABIFromC(t *testing.T) {
+	cc, err := exec.LookPath("gcc")
+	if err != nil {
+		cc, err = exec.LookPath("cc")
+	}
+	if err != nil {
+		t.Skipf("no C compiler on %s: cannot build the C ABI test program", os.Getenv("PATH"))
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go tool on PATH: cannot build the library")
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a hang guard
+	defer cancel()
+	run := func(name string, env []string, args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Env = append(os.Environ(), env...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+		}
+		return out.String()
+	}
+
+	lib := filepath.Join(dir, "libshellport.so")
+	run(goTool, []string{"CGO_ENABLED=1"}, "build", "-tags", "shellport_capitest", "-cover", "-covermode=atomic",
+		"-coverpkg", "github.com/shellport/shellport/capi", "-buildmode=c-shared", "-o", lib, ".")
+	prog := filepath.Join(dir, "abi_test")
+	run(cc, nil, "-o", prog, "testdata/abi_test.c", "-I", dir, "-L", dir, "-lshellport",
+		"-Wl,-rpath,"+dir, "-pthread")
+
+	covDir := filepath.Join(dir, "cov")
+	if err := os.Mkdir(covDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, prog, covDir)
+	cmd.Env = append(os.Environ(), "GOCOVERDIR="+covDir)
+	out, err := cmd.CombinedOutput()
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "FAIL") {
+			t.Error(line)
+		}
+	}
+	if err != nil {
+		t.Fatalf("the C test program failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "\n0 failures") {
+		t.Fatalf("the C test program did not finish:\n%s", out)
+	}
+
+	report := run(goTool, nil, "tool", "covdata", "percent", "-i", covDir)
+	m := regexp.MustCompile(`shellport/capi\s+coverage:\s+([\d.]+)%`).FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no coverage figure for the capi package in:\n%s", report)
+	}
+	pct, _ := strconv.ParseFloat(m[1], 64)
+	t.Logf("C ABI statement coverage from C: %.1f%%", pct)
+	if pct < minABICoverage {
+		t.Fatalf("the C test program covers %.1f%% of the C ABI, below the %.0f%% bar", pct, minABICoverage)
+	}
+}

@@ -1,0 +1,235 @@
+/* The C ABI seen from C (issues 10 and 18): built and run by capi/abi_test.go
+ * against a libshellport built with the test-only hooks (-tags
+ * shellport_capitest). Every check prints "ok NAME" or "FAIL NAME: detail";
+ * the exit status is the number of failures (capped at 100).
+ *
+ * argv[1], when given, is a directory to write the library's coverage
+ * counters to at the end.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libshellport.h"
+
+extern void shellport_testonly_panic_next(int n);
+extern int shellport_testonly_write_coverage(char *dir);
+
+static int failures;
+
+static void check(int ok, const char *name, const char *detail) {
+    if (ok) {
+        printf("ok %s\n", name);
+    } else {
+        failures++;
+        printf("FAIL %s: %s\n", name, detail ? detail : "(null)");
+    }
+    fflush(stdout);
+}
+
+/* has reports whether s (a library string, may be NULL) contains needle. */
+static int has(const char *s, const char *needle) { return s != NULL && strstr(s, needle) != NULL; }
+
+/* call sends req on h and returns the reply, which the caller frees. */
+static char *call(long long h, const char *req) { return shellport_call(h, (char *)req); }
+
+/* checkCall calls req and checks that the reply holds every needle. */
+static void checkCall(long long h, const char *name, const char *req, const char *n1, const char *n2) {
+    char *r = call(h, req);
+    check(has(r, n1) && (n2 == NULL || has(r, n2)), name, r);
+    shellport_free(r);
+}
+
+static char *recvUntil(long long h, const char *needle) {
+    for (int i = 0; i < 200; i++) { /* 200 * 100 ms: a hang guard only */
+        char *m = shellport_recv(h, 100);
+        if (has(m, needle)) return m;
+        shellport_free(m);
+    }
+    return NULL;
+}
+
+static const char *echoTools = "{\"testTools\":true}";
+
+static void testOpenAndVersion(void) {
+    char *v = shellport_version();
+    check(v != NULL && v[0] != '\0', "version", v);
+    shellport_free(v);
+    shellport_free(NULL); /* freeing NULL is fine */
+
+    long long a = shellport_open(NULL), b = shellport_open(""), c = shellport_open("{\"profile\":\"nope\"}");
+    check(a > 0 && b > 0 && c > 0 && a != b && b != c, "open gives distinct positive handles", NULL);
+    /* A config that fails to parse still yields a handle; the first
+     * request learns why. */
+    checkCall(c, "bad config is the first reply", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+              "-32005", "unknown profile \\\"nope\\\"");
+    checkCall(a, "tools/list", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", "\"tools\"", "\"id\":1,");
+    check(shellport_close(a) == 0 && shellport_close(b) == 0 && shellport_close(c) == 0, "close", NULL);
+}
+
+/* Issue 10: shellport_call never returned for some ids. Every id comes
+ * back exactly as it was sent. */
+static void testIDs(void) {
+    long long h = shellport_open((char *)echoTools);
+    const char *ids[] = {
+        "\"a<b>&c\"",            /* re-escaped as \u003c by encoding/json */
+        "\"line\xe2\x80\xa8sep\xe2\x80\xa9\"", /* raw U+2028 and U+2029 */
+        "\"a\\u003cb\"",         /* an escape as the client wrote it */
+        "\"\"",                  /* the empty string is an id */
+        "1.0", "-0", "1e2", "12345678901234567890123",
+    };
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        char req[256], want[256];
+        snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"tools/call\",\"params\":{\"name\":\"_echo\",\"arguments\":{\"i\":%zu}}}", ids[i], i);
+        snprintf(want, sizeof want, "\"id\":%s,", ids[i]);
+        char *r = call(h, req);
+        char name[64];
+        snprintf(name, sizeof name, "id %zu is echoed exactly", i);
+        check(has(r, want) && has(r, "isError\":false"), name, r);
+        shellport_free(r);
+    }
+    /* Invalid ids get the JSON-RPC invalid-request error at once. */
+    const char *bad[] = {"true", "false", "{}", "[]", "{\"a\":1}", "[1]", "\"\\ud800\""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char req[256], name[64];
+        snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"tools/list\"}", bad[i]);
+        snprintf(name, sizeof name, "invalid id %s is an invalid request", bad[i]);
+        char *r = call(h, req);
+        check(has(r, "-32600") && has(r, "\"id\":null"), name, r);
+        shellport_free(r);
+    }
+    /* A notification returns NULL at once; a null id is refused like the
+     * other ids that are neither numbers nor strings. */
+    check(call(h, "{\"jsonrpc\":\"2.0\",\"method\":\"no/such/notification\"}") == NULL, "notification returns NULL", NULL);
+    checkCall(h, "null id is an invalid request", "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"tools/list\"}", "-32600", "\"id\":null");
+    checkCall(h, "NULL request", NULL, "-32600", "request is NULL");
+    checkCall(h, "not JSON", "{not json", "-32700", "\"id\":null");
+    /* $/cancelRequest sent as a request gets a reply (issue 10). */
+    checkCall(h, "cancel request is answered", "{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":12345}}", "\"id\":\"c\"", "\"result\":{}");
+    checkCall(h, "malformed cancel request", "{\"jsonrpc\":\"2.0\",\"id\":\"c2\",\"method\":\"$/cancelRequest\",\"params\":{}}", "\"id\":\"c2\"", "-32602");
+    /* An over-limit message is answered with its id. */
+    size_t n = 9 << 20;
+    char *big = malloc(n + 200);
+    int k = sprintf(big, "{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"tools/list\",\"params\":{\"pad\":\"");
+    memset(big + k, 'x', n);
+    strcpy(big + k + n, "\"}}");
+    checkCall(h, "too large", big, "-32004", "\"id\":77,");
+    free(big);
+    shellport_close(h);
+}
+
+/* Issue 10: with a duplicate id, shellport_call returned another request's
+ * answer. Each delivery gets its own. */
+static void testDuplicateIDs(void) {
+    long long h = shellport_open((char *)echoTools);
+    /* A request sent with shellport_send still runs when a call reuses its
+     * id: the call is refused, and the sleeper's reply goes to recv. */
+    check(shellport_send(h, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"_sleep\",\"arguments\":{\"ms\":60000}}}") == 0, "send sleeper", NULL);
+    checkCall(h, "call reusing a running id gets its own refusal", "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"_echo\",\"arguments\":{}}}", "-32600", "already in use");
+    checkCall(h, "cancel the sleeper by an equal id spelt otherwise", "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":7.0}}", "\"result\":{}", NULL);
+    char *m = recvUntil(h, "\"id\":7,");
+    check(has(m, "-32800"), "the sleeper's own reply (cancelled) went to recv", m);
+    shellport_free(m);
+    shellport_close(h);
+}
+
+struct loopArgs {
+    long long h;
+    int kind; /* 0 call, 1 recv, 2 send */
+    int done;
+};
+
+static void *loop(void *p) {
+    struct loopArgs *a = p;
+    for (int i = 0; i < 100000; i++) {
+        if (a->kind == 0) {
+            char *r = call(a->h, "{\"jsonrpc\":\"2.0\",\"id\":\"t\",\"method\":\"tools/call\",\"params\":{\"name\":\"_echo\",\"arguments\":{}}}");
+            int closed = has(r, "-32003");
+            shellport_free(r);
+            if (r == NULL || closed) break;
+        } else if (a->kind == 1) {
+            char *m = shellport_recv(a->h, 20);
+            int gone = m == NULL && shellport_send(a->h, "{\"jsonrpc\":\"2.0\",\"method\":\"noop\"}") == -1;
+            shellport_free(m);
+            if (gone) break;
+        } else {
+            if (shellport_send(a->h, "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"tools/list\"}") != 0) break;
+        }
+    }
+    a->done = 1;
+    return NULL;
+}
+
+/* Issue 18: concurrent send, recv and call while another thread closes. */
+static void testConcurrentClose(void) {
+    long long h = shellport_open((char *)echoTools);
+    pthread_t th[6];
+    struct loopArgs args[6];
+    for (int i = 0; i < 6; i++) {
+        args[i] = (struct loopArgs){h, i % 3, 0};
+        pthread_create(&th[i], NULL, loop, &args[i]);
+    }
+    usleep(100 * 1000);
+    check(shellport_close(h) == 0, "close while others use the handle", NULL);
+    for (int i = 0; i < 6; i++) pthread_join(th[i], NULL);
+    int all = 1;
+    for (int i = 0; i < 6; i++) all = all && args[i].done;
+    check(all, "every thread saw the close and stopped", NULL);
+}
+
+static void testHandles(void) {
+    check(shellport_send(999999, "{}") == -1, "send to unknown handle", NULL);
+    check(shellport_recv(999999, 0) == NULL, "recv from unknown handle", NULL);
+    checkCall(999999, "call on unknown handle", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", "-32003", "not open");
+    check(shellport_close(999999) == -1, "close unknown handle", NULL);
+
+    long long h = shellport_open(NULL);
+    check(shellport_send(h, NULL) == -1, "send NULL message", NULL);
+    check(shellport_recv(h, 0) == NULL, "recv with nothing queued returns NULL", NULL);
+    check(shellport_recv(h, -5) == NULL, "negative timeout is no wait", NULL);
+    check(shellport_send(h, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}") == 0, "send", NULL);
+    char *m = recvUntil(h, "\"id\":5,");
+    check(has(m, "\"tools\""), "recv gets the reply", m);
+    shellport_free(m);
+    check(shellport_close(h) == 0, "close", NULL);
+    check(shellport_close(h) == -1, "double close", NULL);
+    check(shellport_send(h, "{}") == -1, "send after close", NULL);
+    check(shellport_recv(h, 10) == NULL, "recv after close", NULL);
+    checkCall(h, "call after close", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", "-32003", NULL);
+}
+
+/* Issue 18: every recovery path answers instead of crashing the host. */
+static void testPanics(void) {
+    long long h = shellport_open(NULL);
+    shellport_testonly_panic_next(1);
+    check(shellport_send(h, "{}") == -2, "send panic is -2", NULL);
+    shellport_testonly_panic_next(1);
+    char *r = shellport_recv(h, 0);
+    check(has(r, "-32603") && has(r, "shellport_recv panicked"), "recv panic is an internal error", r);
+    shellport_free(r);
+    shellport_testonly_panic_next(1);
+    checkCall(h, "call panic is an internal error", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", "-32603", "shellport_call panicked");
+    shellport_testonly_panic_next(1);
+    check(shellport_close(h) == -2, "close panic is -2", NULL);
+    check(shellport_close(h) == 0, "the handle is still there to close", NULL);
+    shellport_testonly_panic_next(1);
+    check(shellport_open(NULL) == 0, "open panic is 0", NULL);
+    shellport_testonly_panic_next(0);
+}
+
+int main(int argc, char **argv) {
+    testOpenAndVersion();
+    testIDs();
+    testDuplicateIDs();
+    testHandles();
+    testPanics();
+    testConcurrentClose();
+    if (argc > 1 && shellport_testonly_write_coverage(argv[1]) != 0) {
+        printf("FAIL coverage: could not write counters to %s\n", argv[1]);
+        failures++;
+    }
+    printf("%d failures\n", failures);
+    return failures > 100 ? 100 : failures;
+}
