@@ -113,9 +113,11 @@ func Decode(data []byte, dst any) error {
 // ErrTrailingData is more input after the first JSON value.
 var ErrTrailingData = fmt.Errorf("trailing data after the JSON value")
 
-// Check walks one JSON value (data must be valid JSON) and reports the first
+// Check walks one JSON value and reports the first
 // duplicate key, string that is not valid Unicode, or — where t (which may
 // be nil, meaning "anything") is a struct — key that names no field exactly.
+// data should be valid JSON (json.Valid); on other input Check still
+// returns, but what it reports is unspecified.
 func Check(data []byte, t reflect.Type) error {
 	w := walker{data: data}
 	return w.value(t, "")
@@ -155,7 +157,7 @@ func (w *walker) value(t reflect.Type, path string) error {
 		w.i++
 		for n := 0; ; n++ {
 			w.ws()
-			if w.i < len(w.data) && w.data[w.i] == ']' {
+			if w.i >= len(w.data) || w.data[w.i] == ']' {
 				w.i++
 				return nil
 			}
@@ -171,10 +173,15 @@ func (w *walker) value(t reflect.Type, path string) error {
 		_, err := w.str(path, false)
 		return err
 	}
-	// A number, true, false or null: skip to the next delimiter.
+	// A number, true, false or null: skip to the next delimiter, and past
+	// at least one byte, so input that is not JSON cannot stall the walk.
+	start := w.i
 	for w.i < len(w.data) {
 		switch w.data[w.i] {
 		case ',', ']', '}', ' ', '\t', '\n', '\r':
+			if w.i == start {
+				w.i++
+			}
 			return nil
 		}
 		w.i++

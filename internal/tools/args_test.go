@@ -20,6 +20,12 @@ func TestDecodeMessages(t *testing.T) {
 		`{"command":"a"`:          `the arguments end too early`,
 		`[1]`:                     `expected an object, got array`,
 		`{"command":"a"} {"x":1}`: `trailing data`,
+		// Issue 10: keys are exact, given once, and text is valid Unicode.
+		`{"command":"echo ok","Command":"echo SMUGGLED"}`: `unknown argument "Command" (argument names are case-sensitive; did you mean "command"?)`,
+		`{"command":"echo ok","command":"echo SMUGGLED"}`: `argument "command" is given more than once`,
+		`{"command":"echo \ud800"}`:                       `argument "command" holds the escape \ud800, half of a UTF-16 surrogate pair without its other half`,
+		"{\"command\":\"echo \xff\"}":                     `argument "command" is not valid UTF-8 (bad byte at offset 17 of the arguments); nothing was run`,
+		"{\"\xff\":1}":                                    `an argument name is not valid UTF-8`,
 	} {
 		var p params
 		err := Decode(json.RawMessage(args), &p)
