@@ -57,7 +57,8 @@ func (f *FrameReader) SetLimit(limit int) {
 }
 
 // Read returns the next non-blank line without its line ending ("\n" or
-// "\r\n"; further trailing "\r" are dropped too). A message — the line
+// "\r\n", or a final "\r" at end of input; further trailing "\r" are
+// dropped too). A message — the line
 // without its ending — over the limit is consumed and reported as
 // *TooLargeError, whether or not a newline ends it; io.EOF ends the stream (a
 // final line without a newline is still returned first).
@@ -96,7 +97,7 @@ func (f *FrameReader) readLine() ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF) && len(buf) > 0:
-			msg := bytes.TrimSuffix(buf, []byte("\r"))
+			msg := trimEnding(buf)
 			if len(msg) > f.limit {
 				return nil, &TooLargeError{Size: len(msg), Limit: f.limit, Head: headOf(msg)}
 			}
@@ -121,6 +122,9 @@ func (f *FrameReader) tooLarge(buf, chunk []byte, err error) error {
 		last = lastTwo(last, tail)
 	}
 	size -= len(last) - len(trimEnding(last))
+	if len(head) > size {
+		head = head[:size]
+	}
 	return &TooLargeError{Size: size, Limit: f.limit, Head: head}
 }
 
@@ -130,15 +134,11 @@ func lastTwo(a, b []byte) []byte {
 	return out[max(0, len(out)-2):]
 }
 
-// trimEnding drops a final "\n" or "\r\n".
+// trimEnding drops a line's ending: a final "\n" (absent on a last line
+// at end of input) and one "\r" before it.
 func trimEnding(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
-	}
-	return b
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r"))
 }
 
 func headOf(b []byte) []byte { return append([]byte(nil), b[:min(len(b), headSize)]...) }
