@@ -78,6 +78,7 @@ func (o *orderTool) Call(ctx context.Context, c *tools.Call) (*tools.Result, err
 type collector struct {
 	mu   sync.Mutex
 	msgs map[string]string
+	all  []string // every message, in order
 	got  chan struct{}
 }
 
@@ -86,8 +87,12 @@ func (c *collector) send(msg []byte) error {
 	_ = json.Unmarshal(msg, &probe)
 	c.mu.Lock()
 	c.msgs[string(probe.ID)] = string(msg)
+	c.all = append(c.all, string(msg))
 	c.mu.Unlock()
-	c.got <- struct{}{}
+	select {
+	case c.got <- struct{}{}:
+	default: // a waiter re-checks the map on its next wake-up or timeout
+	}
 	return nil
 }
 

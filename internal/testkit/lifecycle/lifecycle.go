@@ -39,6 +39,8 @@ var All = []Scenario{
 	{"OneShotCommandsSentBeforeCloseDie", OneShotCommandsSentBeforeCloseDie},
 	{"ClosedSessionErrorsSayClosed", ClosedSessionErrorsSayClosed},
 	{"PersistentBashRefusesCallWithoutSession", PersistentBashRefusesCallWithoutSession},
+	{"BaseEnvIsTheSessionsEnvironment/oneshot", func(t *testing.T, open Open) { BaseEnvIsTheSessionsEnvironment(t, open, "oneshot") }},
+	{"BaseEnvIsTheSessionsEnvironment/persistent", func(t *testing.T, open Open) { BaseEnvIsTheSessionsEnvironment(t, open, "persistent") }},
 }
 
 // RunAll runs every scenario as a subtest.
@@ -274,6 +276,37 @@ func PersistentBashRefusesCallWithoutSession(t *testing.T, open Open) {
 	r := c.Call("tools/call", map[string]any{"name": "bash", "arguments": map[string]any{"command": "echo hi"}})
 	if r.Code() != -32602 || !strings.Contains(r.Message(), `must name one in "session"`) {
 		t.Fatalf("want invalid params naming the missing session, got %d %q", r.Code(), r.Message())
+	}
+}
+
+// BaseEnvIsTheSessionsEnvironment guards issue 10: the library transport
+// gave commands the environment the host process started with. A client
+// now sends its current environment as session/new's baseEnv, which
+// replaces the runtime's own for that session on every carrier; env is set
+// over it.
+func BaseEnvIsTheSessionsEnvironment(t *testing.T, open Open, profile string) {
+	c := start(t, open, fmt.Sprintf(`{"profile":%q}`, profile))
+	path := os.Getenv("PATH")
+	r := c.Call("session/new", map[string]any{"cwd": "/", "id": "e",
+		"baseEnv": map[string]string{"PATH": path, "SP_ADDED_LATER": "yes", "SP_OVERRIDDEN": "base"},
+		"env":     map[string]string{"SP_OVERRIDDEN": "env"}})
+	if r.Error != nil {
+		t.Fatal(r.Message())
+	}
+	command := `echo "added=[$SP_ADDED_LATER] over=[$SP_OVERRIDDEN] home=[$HOME] user=[$USER]"`
+	params := bash("e", command)
+	if profile == "oneshot" {
+		params = oneshot("e", command, false)
+	}
+	got := c.Call("tools/call", params).Text(t)
+	if !strings.Contains(got, "added=[yes] over=[env] home=[] user=[]") {
+		t.Fatalf("commands must see baseEnv with env over it, and nothing of the runtime's own environment: %q", got)
+	}
+	for member, vars := range map[string]map[string]string{"baseEnv": {"A=B": "x"}, "env": {"": "x"}} {
+		r := c.Call("session/new", map[string]any{"cwd": "/", member: vars})
+		if r.Code() != -32602 || !strings.Contains(r.Message(), member+": environment variable name") {
+			t.Errorf("bad %s: %d %q", member, r.Code(), r.Message())
+		}
 	}
 }
 
