@@ -184,9 +184,12 @@ func TestServeKillsEverythingAtEndOfInput(t *testing.T) {
 			steps := []transcript.Step{
 				{Line: 1, Send: []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","id":"k"}}`)},
 				{Line: 2, Expect: []byte(`{"id":1,"result":{"session":"k"}}`)},
-				{Line: 3, Send: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"session":"k","name":"bash","arguments":` + args + `}}`)},
 			}
 			if err := transcript.Run(s, steps, 20*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			// Sent after the transcript: its reply is read by awaitPID.
+			if err := s.Send([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"session":"k","name":"bash","arguments":` + args + `}}`)); err != nil {
 				t.Fatal(err)
 			}
 			pid := awaitPID(t, s, profile)

@@ -2,13 +2,13 @@ package core
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
 
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/strictjson"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -47,9 +47,7 @@ func ParseConfig(data []byte) (Config, error) {
 	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return cfg, cfg.check()
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
+	if err := strictjson.Decode(trimmed, &cfg); err != nil {
 		return cfg, fmt.Errorf("invalid config: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return cfg, cfg.check()

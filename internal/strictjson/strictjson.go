@@ -116,6 +116,8 @@ var ErrTrailingData = fmt.Errorf("trailing data after the JSON value")
 // Check walks one JSON value and reports the first
 // duplicate key, string that is not valid Unicode, or — where t (which may
 // be nil, meaning "anything") is a struct — key that names no field exactly.
+// A json.RawMessage is left as it is, to be checked by whoever decodes it
+// (the arguments of tools/call are the tool's to judge, in its words).
 // data should be valid JSON (json.Valid); on other input Check still
 // returns, but what it reports is unspecified.
 func Check(data []byte, t reflect.Type) error {
@@ -124,8 +126,9 @@ func Check(data []byte, t reflect.Type) error {
 }
 
 type walker struct {
-	data []byte
-	i    int
+	data  []byte
+	i     int
+	quiet bool // inside a json.RawMessage: walk, but leave the checks to whoever decodes it
 }
 
 func (w *walker) ws() {
@@ -142,6 +145,10 @@ func (w *walker) ws() {
 // value checks the value at w.i against t and leaves w.i after it.
 func (w *walker) value(t reflect.Type, path string) error {
 	w.ws()
+	if t == rawMessage && !w.quiet {
+		w.quiet = true
+		defer func() { w.quiet = false }()
+	}
 	t = target(t)
 	if w.i >= len(w.data) {
 		return nil
@@ -210,7 +217,7 @@ func (w *walker) object(t reflect.Type, path string) error {
 		if err != nil {
 			return err
 		}
-		if seen[key] {
+		if seen[key] && !w.quiet {
 			return &DuplicateKeyError{Path: path, Key: key}
 		}
 		seen[key] = true
@@ -248,7 +255,7 @@ func (w *walker) str(path string, isKey bool) (string, error) {
 			return b.String(), nil
 		case c == '\\':
 			r, n, bad := escape(w.data[w.i:])
-			if bad != "" {
+			if bad != "" && !w.quiet {
 				return "", &TextError{Path: path, Key: isKey, Offset: w.i, Surrogate: bad}
 			}
 			b.WriteRune(r)
@@ -258,7 +265,7 @@ func (w *walker) str(path string, isKey bool) (string, error) {
 			w.i++
 		default:
 			r, n := utf8.DecodeRune(w.data[w.i:])
-			if r == utf8.RuneError && n <= 1 {
+			if r == utf8.RuneError && n <= 1 && !w.quiet {
 				return "", &TextError{Path: path, Key: isKey, Offset: w.i}
 			}
 			b.WriteRune(r)
@@ -333,7 +340,10 @@ func target(t reflect.Type) reflect.Type {
 	return t
 }
 
-var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	rawMessage  = reflect.TypeFor[json.RawMessage]()
+)
 
 var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
 

@@ -49,7 +49,6 @@ func TestDuplicateKeyIsRefused(t *testing.T) {
 		`{"opts":{"deep":true,"deep":false}}`,
 		`{"list":[{"deep":true},{"deep":true,"deep":false}]}`,
 		`{"env":{"X":1,"X":2}}`,
-		`{"raw":{"a":1,"a":2}}`,
 		`{"any":[{"k":1,"k":1}]}`,
 	} {
 		var p params
@@ -86,6 +85,21 @@ func TestExactKeysDecode(t *testing.T) {
 	}
 	if p.Command != "ls" || *p.Count != 3 || !p.Opts.Deep || p.NoTag != 4 || p.Env["Any"] != "key" {
 		t.Fatalf("decoded %+v", p)
+	}
+}
+
+// A json.RawMessage is the decoder's to check: tools/call's arguments are
+// judged by the tool, which words the error for the model.
+func TestRawMessageIsLeftToItsDecoder(t *testing.T) {
+	var p params
+	if err := Decode([]byte(`{"raw":{"a":1,"a":2,"s":"\ud800","A":3}}`), &p); err != nil {
+		t.Fatalf("a raw value is not checked: %v", err)
+	}
+	if string(p.Raw) != `{"a":1,"a":2,"s":"\ud800","A":3}` {
+		t.Fatalf("raw %s", p.Raw)
+	}
+	if err := Decode([]byte(`{"raw":{},"raw":{}}`), &p); err == nil {
+		t.Fatal("the raw member itself may still be given only once")
 	}
 }
 
@@ -153,15 +167,26 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	// No json.RawMessage here: its contents are deliberately not checked.
+	type strict struct {
+		Command string         `json:"command"`
+		Count   *int           `json:"count,omitempty"`
+		Tags    []string       `json:"tags"`
+		Opts    *inner         `json:"opts"`
+		List    []inner        `json:"list"`
+		Env     map[string]any `json:"env"`
+		Any     any            `json:"any"`
+		NoTag   int
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var p params
+		var p strict
 		if Decode(data, &p) != nil {
 			return
 		}
 		if !json.Valid(data) || !utf8.Valid(data) {
 			t.Fatalf("accepted input that is not valid UTF-8 JSON: %q", data)
 		}
-		var q params
+		var q strict
 		if err := json.Unmarshal(data, &q); err != nil {
 			t.Fatalf("accepted input encoding/json refuses: %q: %v", data, err)
 		}

@@ -9,6 +9,12 @@
 // strings exactly or, written "re:PATTERN", by regular expression; "<any>"
 // matches any value, present or not. Replies may arrive in any order.
 // Lines starting with # are comments.
+//
+// Every request gets exactly one reply: a reply to an id already matched
+// (a duplicate) or to no expect line (an extra) fails the run. At the end
+// the runner sends EndProbe, a $/cancelRequest request that every runtime
+// answers at once, and reads until its reply, so replies still on their way
+// are checked too.
 package transcript
 
 import (
@@ -66,9 +72,13 @@ func Load(path string) ([]Step, error) {
 	return steps, sc.Err()
 }
 
-// Run plays steps against c. It returns the first mismatch.
+// EndProbe is the request the runner sends after a transcript's last step.
+const EndProbe = `{"jsonrpc":"2.0","id":"transcript-end","method":"$/cancelRequest","params":{"id":"transcript-none"}}`
+
+// Run plays steps against c. It returns the first mismatch, duplicate or
+// extra reply.
 func Run(c Carrier, steps []Step, timeout time.Duration) error {
-	var pending []map[string]any
+	r := &runner{c: c, timeout: timeout, matched: map[string]bool{}}
 	for _, st := range steps {
 		if st.Send != nil {
 			if err := c.Send(st.Send); err != nil {
@@ -80,46 +90,98 @@ func Run(c Carrier, steps []Step, timeout time.Duration) error {
 		if err := json.Unmarshal(st.Expect, &want); err != nil {
 			return fmt.Errorf("line %d: expect: %w", st.Line, err)
 		}
-		got, rest, err := await(c, pending, want, timeout)
-		pending = rest
+		got, err := r.await(func(m map[string]any) bool { return same(want, m) })
 		if err != nil {
-			return fmt.Errorf("line %d: %w", st.Line, err)
+			return fmt.Errorf("line %d: waiting for %s: %w", st.Line, key(want), err)
+		}
+		if id, isReply := want["id"]; isReply && id != nil {
+			r.matched[fmt.Sprint(id)] = true
 		}
 		if path, ok := match(want, got, "$"); !ok {
 			g, _ := json.Marshal(got)
 			return fmt.Errorf("line %d: mismatch at %s\n  want %s\n  got  %s", st.Line, path, st.Expect, clip(string(g), 2000))
 		}
 	}
-	return nil
+	return r.end()
 }
 
-// await finds the message want refers to among pending ones, else reads until
-// it arrives; other messages stay pending.
-func await(c Carrier, pending []map[string]any, want map[string]any, timeout time.Duration) (map[string]any, []map[string]any, error) {
-	deadline := time.Now().Add(timeout)
+type runner struct {
+	c       Carrier
+	timeout time.Duration
+	pending []map[string]any
+	matched map[string]bool // ids whose reply an expect line consumed
+}
+
+// await finds the message accept picks among pending ones, else reads until
+// it arrives; other messages stay pending. A reply to an id already matched
+// is a duplicate.
+func (r *runner) await(accept func(map[string]any) bool) (map[string]any, error) {
+	deadline := time.Now().Add(r.timeout)
 	for {
-		for i, m := range pending {
-			if same(want, m) {
-				return m, append(pending[:i:i], pending[i+1:]...), nil
+		for i, m := range r.pending {
+			if accept(m) {
+				r.pending = append(r.pending[:i:i], r.pending[i+1:]...)
+				return m, nil
 			}
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return nil, pending, fmt.Errorf("timed out waiting for %s; unmatched: %s", key(want), keys(pending))
+			return nil, fmt.Errorf("timed out; unmatched: %s", keys(r.pending))
 		}
-		msg, err := c.Recv(left)
+		msg, err := r.c.Recv(left)
 		if err != nil {
-			return nil, pending, fmt.Errorf("recv: %w", err)
+			return nil, fmt.Errorf("recv: %w", err)
 		}
 		if msg == nil {
 			continue
 		}
 		var m map[string]any
 		if err := json.Unmarshal(msg, &m); err != nil {
-			return nil, pending, fmt.Errorf("carrier sent invalid JSON %q: %w", clip(string(msg), 200), err)
+			return nil, fmt.Errorf("carrier sent invalid JSON %q: %w", clip(string(msg), 200), err)
 		}
-		pending = append(pending, m)
+		if id, isReply := replyID(m); isReply && r.matched[id] {
+			return nil, fmt.Errorf("request %s was answered twice; the second reply: %s", id, clip(string(msg), 500))
+		}
+		r.pending = append(r.pending, m)
 	}
+}
+
+// end sends EndProbe and reads until its reply: every reply that arrived
+// meanwhile, or was never expected, is an extra. A carrier that closed (the
+// transcript ended with exit) has nothing more to say.
+func (r *runner) end() error {
+	if err := r.c.Send([]byte(EndProbe)); err != nil {
+		return r.extras()
+	}
+	if _, err := r.await(func(m map[string]any) bool {
+		id, isReply := replyID(m)
+		return isReply && id == "transcript-end"
+	}); err != nil && !strings.Contains(err.Error(), "recv:") {
+		return fmt.Errorf("end of transcript: %w", err)
+	}
+	return r.extras()
+}
+
+func (r *runner) extras() error {
+	for _, m := range r.pending {
+		if _, isReply := replyID(m); isReply {
+			g, _ := json.Marshal(m)
+			return fmt.Errorf("a reply no expect line asked for: %s", clip(string(g), 500))
+		}
+	}
+	return nil
+}
+
+// replyID returns the id of a reply (a message without a method).
+func replyID(m map[string]any) (string, bool) {
+	if m["method"] != nil {
+		return "", false
+	}
+	id, ok := m["id"]
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprint(id), true
 }
 
 // same reports whether m is the message want describes: the same id for a
