@@ -81,6 +81,10 @@ class Runtime:
         self._lock = threading.Lock()
         self._conn: Connection | None = None
         self._info: dict[str, Any] = {}
+        # Whether sessions start from this process's current environment:
+        # true when the runtime runs on this host (library or bundled
+        # executable), false for an argv or transport instance.
+        self._host_env = isinstance(self._transport_spec, str)
 
     # --- what the runtime said about itself ----------------------------------------
 
@@ -120,6 +124,15 @@ class Runtime:
 
         ``id`` picks the session id (letters, digits, ``_-.:``); ``env`` adds
         environment variables for every process the session starts.
+
+        Commands start from this process's environment as it is now, when the
+        session is created: a variable deleted from ``os.environ`` before this
+        call is gone for them, one added is there, on either transport (the
+        package sends ``os.environ`` as the session's ``baseEnv``). ``env`` is
+        set over it. Variables whose name or value is not valid UTF-8 cannot
+        travel in JSON and are left out. With an argv or a transport instance
+        (the runtime may run elsewhere, as with ``docker exec``) nothing is
+        sent, and commands see the runtime process's own environment.
         """
         params: dict[str, Any] = {"cwd": os.fspath(cwd)}
         if id is not None:
@@ -127,6 +140,8 @@ class Runtime:
         if env is not None:
             params["env"] = dict(env)
         conn = self._connection()
+        if self._host_env:
+            params["baseEnv"] = _host_environment()
         result = conn.call("session/new", params)
         session_id, session_cwd = result.get("session"), result.get("cwd")
         if not isinstance(session_id, str) or not isinstance(session_cwd, str):
@@ -329,6 +344,25 @@ class Runtime:
         conn = self._conn
         where = f" transport={conn.transport.name!r}" if conn is not None else ""
         return f"<Runtime {state}{where}>"
+
+
+def _host_environment() -> dict[str, str]:
+    """This process's environment now, as session/new's baseEnv.
+
+    os.environ holds undecodable bytes as lone surrogates (surrogateescape);
+    JSON cannot carry them and the runtime refuses strings that are not
+    valid Unicode, so such variables are left out.
+    """
+    out: dict[str, str] = {}
+    for name, value in os.environ.items():
+        try:
+            name.encode("utf-8")
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+        if name and "=" not in name and "\0" not in value:
+            out[name] = value
+    return out
 
 
 def _check_transport(spec: Any) -> str | list[str] | BaseTransport:

@@ -28,8 +28,10 @@ def encode(message: Message) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        # A lone surrogate cannot be UTF-8; as a \\u escape the runtime reads
-        # it as U+FFFD instead of failing the whole message.
+        # A lone surrogate cannot be UTF-8. As a \\u escape the message still
+        # travels, and the runtime refuses the string in the same words on
+        # every transport (an isError result naming the argument, or
+        # invalid params) instead of running it with U+FFFD in its place.
         return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
