@@ -73,7 +73,14 @@ class Session:
         return self._runtime._notices(self._id)
 
     def close(self) -> None:
-        """End the session: the runtime kills everything it started. Safe to call twice."""
+        """End the session: the runtime kills everything it started. Safe to call twice.
+
+        Calls of this session that have not started yet (waiting behind a
+        persistent bash call) are refused with SessionNotFound and never run;
+        running ones are cancelled (Cancelled). close() returns once every
+        process the session started is gone. A new session may then reuse
+        the id; it shares nothing with this one.
+        """
         if self._closed:
             return
         self._closed = True
