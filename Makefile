@@ -9,7 +9,7 @@ NATIVE  := python/src/shellport/_native
 LIBNAME := $(if $(filter Darwin,$(shell uname -s)),libshellport.dylib,libshellport.so)
 GOFILES := $(shell find . -name '*.go' -not -path './.venv/*' -not -path './bench/.venv/*')
 
-.PHONY: all native venv demo test test-go test-python lint header header-check clean
+.PHONY: all native venv demo test test-go test-python lint header header-check fuzz clean
 
 all: native
 
@@ -60,6 +60,18 @@ test-python: native venv
 
 test: lint header-check test-go test-python wheel-smoke bench-smoke
 	@echo "all tests passed"
+
+# A short run of every fuzz target (FUZZTIME each; the corpora under
+# testdata/fuzz always run as part of test-go). New targets are found by
+# name, so nothing here needs editing when one is added.
+FUZZTIME ?= 5s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$target"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
 
 # Wheels (scripts/build-wheels) and benchmarks (bench/) keep their targets
 # beside their code.
