@@ -132,3 +132,17 @@ func TestSpawnHelperPath(t *testing.T) {
 	f.expect("exit 4", "[shell exited: code 4]\n[the shell's working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in "+f.cwd+"]")
 	f.expect("pwd", f.cwd+"\n")
 }
+
+// Issue 11: a call without a session is refused by the tool too (the
+// runtime refuses it first), instead of running on a shell shared by every
+// session-less caller.
+func TestCallWithoutSessionIsRefused(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	res, err := f.tool.Call(t.Context(), &tools.Call{Session: tools.Session{Cwd: f.cwd}, Arguments: args("echo hi")})
+	if err != nil || !res.IsError || !strings.Contains(res.Text, "runs only in a session") {
+		t.Fatalf("got %+v %v", res, err)
+	}
+	if len(f.tool.sessions) != 0 {
+		t.Fatal("a shell was started for a call without a session")
+	}
+}
