@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -286,6 +287,9 @@ func TestLockOverlappingSets(t *testing.T) {
 						t.Errorf("two holders of %s", p)
 					}
 				}
+				mu.Unlock()
+				runtime.Gosched() // give another holder the chance to get in
+				mu.Lock()
 				for p := range held {
 					inside[p]--
 				}
