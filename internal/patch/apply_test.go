@@ -150,20 +150,50 @@ func TestApplyRollbackMidway(t *testing.T) {
 func TestApplyRollbackRealFailure(t *testing.T) {
 	t.Parallel()
 	dir := tree(t, map[string]string{"a.txt": "a\n", "locked/z.txt": "z\n"})
-	locked := filepath.Join(dir, "locked")
-	if os.Geteuid() == 0 {
-		if err := chattr(locked, true); err != nil {
-			t.Skipf("cannot make a directory immutable here: %v", err)
-		}
-		t.Cleanup(func() { _ = chattr(locked, false) })
-	} else {
-		if err := os.Chmod(locked, 0o555); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.Chmod(locked, 0o755) })
+	if !lockDir(t, filepath.Join(dir, "locked")) {
+		t.Skip("cannot make a directory refuse writes here")
 	}
 	applyFails(t, dir, "*** Begin Patch\n*** Update File: a.txt\n-a\n+A\n*** Add File: b.txt\n+b\n*** Update File: locked/z.txt\n-z\n+Z\n*** End Patch\n", nil,
 		"cannot write locked/z.txt", "the 2 files written before it were restored")
+}
+
+// lockDir makes dir refuse new entries: immutable for root, read-only for
+// anyone else. It reports false where neither works.
+func lockDir(t *testing.T, dir string) bool {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		if err := chattr(dir, true); err != nil {
+			return false
+		}
+		t.Cleanup(func() { _ = chattr(dir, false) })
+		return true
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		return false
+	}
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+	return true
+}
+
+// When undoing fails too, the error says which file may hold patched
+// content, and wraps ErrPartial.
+func TestApplyUndoFails(t *testing.T) {
+	dir := tree(t, map[string]string{"first/a.txt": "a\n", "b.txt": "b\n"})
+	testOnlyBeforeWrite = func(key string) error {
+		if filepath.Base(key) != "b.txt" {
+			return nil
+		}
+		if !lockDir(t, filepath.Join(dir, "first")) {
+			t.Skip("cannot make a directory refuse writes here")
+		}
+		return fmt.Errorf("injected failure")
+	}
+	defer func() { testOnlyBeforeWrite = nil }()
+	_, err := apply(t, dir, "*** Begin Patch\n*** Update File: first/a.txt\n-a\n+A\n*** Update File: b.txt\n-b\n+B\n*** End Patch\n")
+	if !errors.Is(err, ErrPartial) || !strings.Contains(err.Error(), "undoing the files written before it failed for first/a.txt") {
+		t.Fatalf("error %v", err)
+	}
+	wantFile(t, filepath.Join(dir, "b.txt"), "b\n")
 }
 
 // chattr sets or clears the immutable attribute of a directory.
@@ -286,6 +316,12 @@ func TestApplySymlinks(t *testing.T) {
 	}
 	applyFails(t, dir, "*** Begin Patch\n*** Add File: dangling\n+x\n*** End Patch\n", nil, "already exists (a symbolic link)")
 	mustApply(t, dir, "*** Begin Patch\n*** Delete File: link.txt\n*** End Patch\n")
+	// A delete needs no text: a binary file can be removed.
+	if err := os.WriteFile(filepath.Join(dir, "bin.dat"), []byte{0, 1, 2}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, dir, "*** Begin Patch\n*** Delete File: bin.dat\n*** End Patch\n")
+	gone(t, filepath.Join(dir, "bin.dat"))
 	gone(t, link)
 	wantFile(t, filepath.Join(dir, "real/target.txt"), "T\n")
 }

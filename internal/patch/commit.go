@@ -76,7 +76,7 @@ func undo(done []step, err error) error {
 		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%w; undoing the files written before it failed for %s, which may hold the patched content", err, strings.Join(failed, ", "))
+		return fmt.Errorf("%w; undoing the files written before it failed for %s: %w", err, strings.Join(failed, ", "), ErrPartial)
 	}
 	return fmt.Errorf("%w; the %d %s written before it %s restored", err, len(done), plural(len(done), "file", "files"), plural(len(done), "was", "were"))
 }

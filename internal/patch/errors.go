@@ -13,6 +13,9 @@ var (
 	ErrAmbiguous = errors.New("lines match more than one place")
 	ErrNoAnchor  = errors.New("@@ line not found")
 	ErrOrder     = errors.New("hunks out of order")
+	// ErrPartial marks a failed Apply that could not undo every write it
+	// had made: some files may hold patched content.
+	ErrPartial = errors.New("some files may hold patched content")
 )
 
 // ParseError is a patch text that does not follow the format.
