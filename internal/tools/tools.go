@@ -70,6 +70,12 @@ type Session struct {
 	// Env holds extra environment variables for processes the session starts,
 	// applied over the runtime's own environment.
 	Env map[string]string
+	// PathPolicy, when set, is asked before a file tool reads (write false)
+	// or changes (write true) a path: with the path as named (absolute and
+	// cleaned) and again with symbolic links resolved. A non-nil error
+	// refuses the operation and its text reaches the model. The session's
+	// sandbox sets it; nil allows every path. (A fileio.Policy.)
+	PathPolicy func(path string, write bool) error
 }
 
 // Environ returns base with the session's variables set over it, in a stable
