@@ -16,9 +16,13 @@
 // block anywhere decides: exact; ignoring whitespace at line ends;
 // ignoring whitespace at both ends; and that plus typographic punctuation
 // (curly quotes, dashes, non-breaking and other special spaces read as
-// their ASCII forms). Every level compares whole lines, so a match is
-// never a guess at a nearby place, and the result names any hunk that
-// needed a loose level.
+// their ASCII forms). These are the ways a model's copy of a line usually
+// differs from the file — indentation retyped (tabs as spaces), trailing
+// whitespace dropped, straight quotes and hyphens for typographic ones —
+// and none of them changes which line is meant. Nothing looser is tried
+// (no edit distance, no partial lines): every level compares whole lines,
+// so a match is never a guess at a nearby place, and the result names any
+// hunk that needed a loose level.
 //
 // A block that matches more than one place is refused, unless the hunk's
 // @@ lines pick one: each @@ line names a line above the change (a class, a
