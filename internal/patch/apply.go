@@ -74,7 +74,11 @@ func Apply(ctx context.Context, p *Patch, opt Options) (*Result, error) {
 			return nil, err
 		}
 		targets[i] = t
-		keys = append(keys, t.dirKey, t.realKey, t.toKey)
+		for _, k := range []string{t.dirKey, t.realKey, t.toKey} {
+			if k != "" {
+				keys = append(keys, k)
+			}
+		}
 	}
 	unlock := fileio.Lock(keys...)
 	defer unlock()
@@ -256,8 +260,8 @@ func (a *applier) update(f File, t target, ch Change) (Change, error) {
 		}
 		st.origInfo, st.like, st.origData, st.data, st.loaded = fi, fi, data, data, true
 	}
-	if key != t.abs {
-		ch.Real = key
+	if key != t.dirKey {
+		ch.Real = key // the path itself is a link (not just a directory above it)
 	}
 	before := st.data
 	data, info, err := UpdateText(f.Path, before, f.Hunks, a.crlf)

@@ -441,9 +441,13 @@ func listLines(idx []int) string {
 }
 
 func quoteAll(ss []string) string {
-	q := make([]string, len(ss))
+	var q []string
 	for i, s := range ss {
-		q[i] = fileio.QuoteCut(s, 60)
+		if i == 3 {
+			q = append(q, "…")
+			break
+		}
+		q = append(q, fileio.QuoteCut(s, 60))
 	}
 	return strings.Join(q, " then ")
 }

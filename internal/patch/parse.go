@@ -44,6 +44,11 @@ func Parse(text string) (*Patch, error) {
 	case strings.TrimSpace(lines[lo]) != beginMarker:
 		return nil, patchErr(lo+1, "a patch starts with the line %s, not %s", beginMarker, fileio.QuoteCut(lines[lo], 60))
 	case hi-lo < 2 || strings.TrimSpace(lines[hi-1]) != endMarker:
+		for i := hi - 1; i > lo; i-- {
+			if strings.TrimSpace(lines[i]) == endMarker {
+				return nil, patchErr(i+2, "text follows the line %s; a patch ends with that line", endMarker)
+			}
+		}
 		return nil, patchErr(hi, "the patch does not end with the line %s, so it may have been cut off", endMarker)
 	}
 	p := &Patch{CRLF: crlf}
@@ -105,6 +110,9 @@ func Parse(text string) (*Patch, error) {
 func ParseOperation(kind, path, diff string) (*Patch, error) {
 	if path == "" {
 		return nil, &ParseError{What: "operation", Msg: `"path" is required`}
+	}
+	if err := fileio.CheckPath(path); err != nil {
+		return nil, &ParseError{What: "operation", Msg: err.Error()}
 	}
 	if err := checkPatchText("diff", diff); err != nil {
 		return nil, err
@@ -300,6 +308,9 @@ func headerPath(line, marker string, i int) (string, error) {
 	path := strings.TrimSpace(line[len(marker):])
 	if path == "" {
 		return "", patchErr(i+1, "no path after %s", marker)
+	}
+	if err := fileio.CheckPath(path); err != nil {
+		return "", patchErr(i+1, "%v", err)
 	}
 	return path, nil
 }

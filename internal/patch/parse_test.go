@@ -125,10 +125,13 @@ func TestParseErrors(t *testing.T) {
 	// A truncated envelope: the model's output was cut off.
 	parseFails(t, "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n", 5, "cut off")
 	parseFails(t, "*** Begin Patch\n", 1, "cut off")
+	parseFails(t, "*** Begin Patch\n*** Delete File: a\n*** End Patch\nDone: I deleted a.\n", 4, "text follows the line *** End Patch")
 	parseFails(t, "*** Begin Patch\n*** End Patch\n", 0, "no file section")
 	parseFails(t, "*** Begin Patch\n*** Frobnicate File: a\n*** End Patch\n", 2, "expected a file section")
 	parseFails(t, "*** Begin Patch\n*** Add File:   \n+x\n*** End Patch\n", 2, "no path after")
 	parseFails(t, "*** Begin Patch\n*** Add File: a\n+x\n y\n*** End Patch\n", 4, "only lines starting with +")
+	parseFails(t, "*** Begin Patch\n*** Delete File: "+strings.Repeat("d/", 3000)+"\n*** End Patch\n", 2, "path is too long")
+	parseFails(t, "*** Begin Patch\n*** Add File: ~/x\n+b\n*** End Patch\n", 2, "starts with ~")
 	parseFails(t, "*** Begin Patch\n*** Update File: a\n*** End Patch\n", 2, "holds no hunk")
 	parseFails(t, "*** Begin Patch\n*** Update File: a\n@@\n x\n y\n*** End Patch\n", 3, "changes nothing")
 	parseFails(t, "*** Begin Patch\n*** Update File: a\n@@ f\n*** End Patch\n", 3, "no lines under it")
