@@ -286,19 +286,20 @@ func (d *doc) anchorHits(anchors []string) [][]int {
 }
 
 // chain reports whether a block at line p lies below the @@ lines in
-// order (each @@ line's nearest occurrence above the next one), and
-// whether it also lies inside the block each of them opens.
+// order (each @@ line's nearest occurrence above the next one; the last
+// may also be the block's own first line), and whether it also lies
+// inside the block each of them opens.
 func (d *doc) chain(hits [][]int, p int) (chained, scoped bool) {
-	pos, scoped := p, true
+	pos, scoped := p+1, true
 	for k := len(hits) - 1; k >= 0; k-- {
 		i := sort.SearchInts(hits[k], pos) - 1
 		if i < 0 {
 			return false, false
 		}
-		if pos >= d.scopeEnd(hits[k][i]) {
+		if p >= d.scopeEnd(hits[k][i]) {
 			scoped = false
 		}
-		pos = hits[k][i]
+		pos, p = hits[k][i], hits[k][i]
 	}
 	return true, scoped
 }

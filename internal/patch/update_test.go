@@ -174,6 +174,8 @@ class C:
 	updateFails(t, "def barrel():\n    y = 1\n", "@@ def bar\n-    y = 1\n+    y = 2\n", ErrNoAnchor, `"def bar" is not a line of the file`)
 	// An @@ line below the block does not place it.
 	updateFails(t, "    y = 1\ndef late():\n    pass\n", "@@ def late():\n-    y = 1\n+    y = 2\n", ErrNoAnchor, "not below its @@ lines")
+	// The block may start with the line its @@ line names.
+	wantUpdate(t, "def g():\n    pass\ndef f():\n    pass\n", "@@ def f():\n def f():\n-    pass\n+    return 1\n", "def g():\n    pass\ndef f():\n    return 1\n")
 	// A repeated @@ line of the previous hunk's function is fine.
 	wantUpdate(t, "def f():\n    a = 1\n    b = 2\n    c = 3\n", "@@ def f():\n-    a = 1\n+    a = 10\n@@ def f():\n-    c = 3\n+    c = 30\n", "def f():\n    a = 10\n    b = 2\n    c = 30\n")
 	// A pure addition goes right after its @@ line.
