@@ -65,7 +65,7 @@ type Change struct {
 // ctx is checked before the first write; once writing started, Apply
 // finishes (or undoes) it whatever ctx says.
 func Apply(ctx context.Context, p *Patch, opt Options) (*Result, error) {
-	a := &applier{opt: opt, crlf: p.CRLF, states: map[string]*state{}}
+	a := &applier{opt: opt, crlf: p.CRLF, op: p.Operation, states: map[string]*state{}}
 	targets := make([]target, len(p.Files))
 	var keys []string
 	for i, f := range p.Files {
@@ -125,8 +125,18 @@ type state struct {
 type applier struct {
 	opt    Options
 	crlf   bool
+	op     bool // the patch is one Responses API operation
 	states map[string]*state
 	order  []*state
+}
+
+// say picks a message's wording: for an envelope section, or for a
+// Responses API operation.
+func (a *applier) say(envelope, operation string) string {
+	if a.op {
+		return operation
+	}
+	return envelope
 }
 
 func (a *applier) resolve(f File) (target, error) {
@@ -211,7 +221,8 @@ func (a *applier) simulate(f File, t target) (Change, error) {
 		if err != nil {
 			return ch, err
 		}
-		if err := a.canCreate(st, f.Path, addMarker+" section never overwrites; use an "+updateMarker+" section to change it, or delete it first"); err != nil {
+		if err := a.canCreate(st, f.Path, a.say("an "+addMarker+" section never overwrites; use an "+updateMarker+" section to change it, or delete it first",
+			"create_file never overwrites; use update_file to change it, or delete_file first")); err != nil {
 			return ch, err
 		}
 		st.exists, st.data, st.dirty, st.like = true, []byte(f.Text), true, nil
@@ -229,7 +240,7 @@ func (a *applier) simulate(f File, t target) (Change, error) {
 			case m&fs.ModeSymlink != 0:
 				ch.Real, _ = os.Readlink(st.key)
 			case m.IsDir():
-				return ch, fmt.Errorf("%s is a directory; %s removes files only", f.Path, deleteMarker)
+				return ch, fmt.Errorf("%s is a directory; %s removes files only", f.Path, a.say(deleteMarker, "delete_file"))
 			case !m.IsRegular():
 				return ch, fmt.Errorf("%s is %s, %w; this tool only changes regular files", f.Path, fileio.FileKind(m), fileio.ErrNotRegular)
 			}
@@ -296,10 +307,13 @@ func (a *applier) update(f File, t target, ch Change) (Change, error) {
 func (a *applier) canCreate(st *state, name, why string) error {
 	if st.exists {
 		kind := "made by an earlier section of this patch"
-		if st.origExists && !st.dirty {
+		switch {
+		case st.origExists && !st.dirty:
 			kind = fileio.FileKind(st.origInfo.Mode())
+		case st.origExists:
+			kind = "a file, changed by an earlier section of this patch"
 		}
-		return fmt.Errorf("%s %w (%s); an %s", name, fileio.ErrExists, kind, why)
+		return fmt.Errorf("%s %w (%s); %s", name, fileio.ErrExists, kind, why)
 	}
 	for dir := filepath.Dir(st.key); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
 		if up := a.states[dir]; up != nil && up.exists {

@@ -118,7 +118,7 @@ func ParseOperation(kind, path, diff string) (*Patch, error) {
 		return nil, err
 	}
 	lines, crlf := splitLines(strings.TrimPrefix(diff, bomText))
-	p := &Patch{CRLF: crlf}
+	p := &Patch{CRLF: crlf, Operation: true}
 	f := File{Path: path}
 	lo, hi := trimBlank(lines, 0, len(lines))
 	if lo < hi && strings.TrimSpace(lines[lo]) == beginMarker {

@@ -75,6 +75,9 @@ type Patch struct {
 	// files, and lines added to a file that has no line ending yet, then
 	// get CRLF; otherwise LF.
 	CRLF bool
+	// Operation records a patch built by ParseOperation, so that messages
+	// name create_file and delete_file rather than envelope sections.
+	Operation bool
 }
 
 // File is one file section.

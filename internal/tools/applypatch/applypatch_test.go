@@ -70,8 +70,11 @@ func TestOpenAIShape(t *testing.T) {
 	}
 	wantFile(t, filepath.Join(dir, "notes/todo.md"), "# Todo\n- one\n")
 	wantFile(t, filepath.Join(dir, "app.py"), "def f():\n    return 1\n")
+	// Refusals speak of operations, not envelope sections.
+	res := call(t, tl, session(dir), opArgs(t, "create_file", "app.py", str("+x\n")))
+	contains(t, res.Text, "app.py already exists (a file); create_file never overwrites; use update_file to change it, or delete_file first")
 	// A delete_file with "diff": null, as some clients serialise it.
-	res := call(t, tl, session(dir), `{"operation": {"type": "delete_file", "path": "notes/todo.md", "diff": null}}`)
+	res = call(t, tl, session(dir), `{"operation": {"type": "delete_file", "path": "notes/todo.md", "diff": null}}`)
 	if res.IsError {
 		t.Fatal(res.Text)
 	}
