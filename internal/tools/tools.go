@@ -87,6 +87,12 @@ type Session struct {
 	// of the session's creation ("baseEnv" in session/new), so commands see
 	// the host's current variables whichever carrier runs the runtime.
 	BaseEnv []string
+	// PathPolicy, when set, is asked before a file tool reads (write false)
+	// or changes (write true) a path: with the path as named (absolute and
+	// cleaned) and again with symbolic links resolved. A non-nil error
+	// refuses the operation and its text reaches the model. The session's
+	// sandbox sets it; nil allows every path. (A fileio.Policy.)
+	PathPolicy func(path string, write bool) error
 }
 
 // Base returns the environment the session's processes start from: BaseEnv
