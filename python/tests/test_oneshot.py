@@ -361,6 +361,8 @@ def test_presentation_round_trip(s: shellport.Session, command: str, extra: dict
     assert p["title"] == command
     assert p["kind"] == "execute"
     assert p["rawInput"] == command
+    # Issue 14: only a command that exited 0 in time is "completed" (codex-acp's rule).
+    assert p["status"] == ("completed" if command == "echo hi" else "failed")
     assert p["content"][0]["content"]["text"] == "Show the presentation"
     exit_ = p["_meta"]["terminal_exit"]
     assert exit_["exit_code"] == r.meta["exitCode"]
