@@ -12,7 +12,7 @@ from inspect_ai.solver import generate, use_tools
 from shellport.integrations.inspect_ai import tools
 
 usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # no tokenizer download
-outputs = [ModelOutput.for_tool_call("mockllm/model", "bash", {"command": "echo 6*7 | bc"}),
+outputs = [ModelOutput.for_tool_call("mockllm/model", "bash", {"command": "echo $((6 * 7))"}),
            ModelOutput.from_content("mockllm/model", "42")]
 for o in outputs:
     o.usage = usage
