@@ -132,15 +132,13 @@ class ShellportSandboxEnvironment(SandboxEnvironment):
         bash = {"timeoutMs": NO_TIMEOUT_MS, "maxTimeoutMs": NO_TIMEOUT_MS, "maxOutputChars": chars}
         runtime = Runtime({"profile": "oneshot", "tools": {"bash": bash}}, cfg.transport)
         try:
+            wanted = 1 if cfg.cwd is not None else 2  # scratch, and the workdir unless given
             with runtime.session("/") as boot:
-                made = boot.call("bash", _args("mktemp -d; mktemp -d"))
+                made = boot.call("bash", _args("; ".join(["mktemp -d"] * wanted)))
             dirs = made.text.split()
-            if made.is_error or made.meta.get("exitCode") != 0 or len(dirs) != 2:
+            if made.is_error or made.meta.get("exitCode") != 0 or len(dirs) != wanted:
                 raise RuntimeError(f"shellport sandbox: cannot make its directories: {made.text}")
-            workdir, scratch = dirs
-            if cfg.cwd is not None:
-                _run_script(runtime, scratch, f"rm -rf -- {shlex.quote(workdir)}")
-                workdir = cfg.cwd
+            scratch, workdir = dirs[0], cfg.cwd or dirs[-1]
             env = cls(cfg, runtime, runtime.session(workdir, env=cfg.env))
             env._scratch = scratch
             who = env._session.call("bash", _args("id -un; id -u")).text.split()

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import shlex
 import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -100,7 +101,7 @@ class ShellportEnvironment:
         call_id = None if isinstance(action, str) else action.get("tool_call_id")
         workdir = cwd if cwd and cwd != self._session.cwd else None
         if workdir is not None and self.config.profile == "persistent":
-            moved = self._run(f"cd -- {_quote(workdir)}", None, None)
+            moved = self._run(f"cd -- {shlex.quote(workdir)}", None, None)
             if exit_code(moved) != 0:
                 return self._finish(command, moved, timeout)
             workdir = None  # the shell is there now, and stays
@@ -149,7 +150,7 @@ class ShellportEnvironment:
         timeout_ms = None if timeout is None else timeout * 1000
         args = call_arguments(profile, command, DESCRIPTION, timeoutMs=timeout_ms, workdir=workdir)
         cid = call_id if isinstance(call_id, str) else None
-        if profile == "persistent" and timeout is not None and timeout != self.config.timeout:
+        if profile == "persistent" and timeout is not None and timeout < self.config.timeout:
             return _call_with_deadline(self._session, args, cid, timeout)
         return self._session.call("bash", args, call_id=cid)
 
@@ -189,10 +190,6 @@ def _runtime_config(cfg: ShellportEnvironmentConfig) -> dict[str, Any]:
 
 def _transport(spec: str | Sequence[str]) -> str | list[str]:
     return spec if isinstance(spec, str) else list(spec)
-
-
-def _quote(path: str) -> str:
-    return "'" + path.replace("'", "'\\''") + "'"
 
 
 def _exception(exc: BaseException) -> dict[str, Any]:
