@@ -21,6 +21,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -147,5 +148,5 @@ func (e *eofReader) Close() error { return e.r.Close() }
 // isEnd reports whether err is how a session normally ends: the client
 // closed its end.
 func isEnd(err error) bool {
-	return err == io.EOF || err == io.ErrClosedPipe || err == context.Canceled
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, context.Canceled)
 }
