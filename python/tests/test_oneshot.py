@@ -76,8 +76,10 @@ def read_task(session: shellport.Session, task_id: str) -> tuple[str, str]:
 
 
 def wait_for_files(*paths: Path) -> None:
+    """Wait until every file holds a whole line: `echo X > f` creates f before writing."""
+
     def there() -> bool:
-        return all(p.exists() for p in paths)
+        return all(p.exists() and p.read_text().endswith("\n") for p in paths)
 
     wait_until(there, "files " + ", ".join(p.name for p in paths))
 
