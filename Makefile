@@ -48,9 +48,11 @@ demo: native venv
 lint: venv
 	@test -z "$$(gofmt -l $(GOFILES))" || (echo "gofmt would change:"; gofmt -l $(GOFILES); exit 1)
 	$(GO) vet ./...
-	$(VPY) -m ruff check python/src python/tests examples
-	$(VPY) -m ruff format --check python/src python/tests
-	cd python && ../$(VPY) -m mypy --strict src/shellport
+	$(VPY) -m ruff check python/src python/tests python/tests-integrations examples
+	$(VPY) -m ruff format --check python/src python/tests python/tests-integrations
+	@# The integrations import their harnesses, which live only in the
+	@# integrations venv: test-integrations type-checks them there.
+	cd python && ../$(VPY) -m mypy --strict --exclude 'shellport/integrations/' src/shellport
 
 test-go:
 	$(GO) test -race -count=1 ./...
@@ -58,7 +60,7 @@ test-go:
 test-python: native venv
 	$(VPY) -m pytest -q python/tests
 
-test: lint header-check test-go test-python wheel-smoke bench-smoke
+test: lint header-check test-go test-python test-integrations wheel-smoke bench-smoke
 	@echo "all tests passed"
 
 # A short run of every fuzz target (FUZZTIME each; the corpora under
@@ -73,10 +75,12 @@ fuzz:
 	  done; \
 	done
 
-# Wheels (scripts/build-wheels) and benchmarks (bench/) keep their targets
-# beside their code.
+# Wheels (scripts/build-wheels), benchmarks (bench/) and the harness
+# integration tests (python/tests-integrations) keep their targets beside
+# their code.
 include scripts/build-wheels/wheels.mk
 include bench/bench.mk
+include python/tests-integrations/integrations.mk
 
 clean:
 	rm -rf $(NATIVE) build dist

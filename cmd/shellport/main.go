@@ -2,6 +2,7 @@
 //
 //	shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V]
 //	shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
+//	shellport mcp [--profile NAME] [--config FILE|JSON] [--cwd DIR]
 //	shellport version
 //
 // serve speaks newline-delimited JSON-RPC 2.0 on stdin and stdout (the
@@ -13,6 +14,10 @@
 //
 // call runs one tool call in a fresh session and prints what the model
 // would read; its exit status is 0, or 1 when the result is an error.
+//
+// mcp serves the tools to one Model Context Protocol client on stdin and
+// stdout; the connection is one session, and everything it started is
+// killed when the client goes.
 package main
 
 import (
@@ -27,6 +32,7 @@ import (
 const usage = `usage:
   shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V]
   shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
+  shellport mcp [--profile NAME] [--config FILE|JSON] [--cwd DIR]
   shellport version
 `
 
@@ -44,6 +50,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(args[1:], stdin, stdout, stderr)
 	case "call":
 		return call(args[1:], stdout, stderr)
+	case "mcp":
+		return mcpCommand(args[1:], readCloser(stdin), writeCloser{stdout}, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, core.Version)
 		return 0
@@ -54,6 +62,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "shellport: unknown command %q\n%s", args[0], usage)
 	return 2
 }
+
+// readCloser lets the MCP transport close stdin when it is done with it.
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+// writeCloser keeps stdout open when the MCP transport closes its writer:
+// only the process exit closes it.
+type writeCloser struct{ io.Writer }
+
+func (writeCloser) Close() error { return nil }
 
 // flags is a tiny parser for --name VALUE and --name=VALUE; the commands
 // have few flags and positional arguments that may start with '-' are rare.

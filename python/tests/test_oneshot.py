@@ -76,8 +76,10 @@ def read_task(session: shellport.Session, task_id: str) -> tuple[str, str]:
 
 
 def wait_for_files(*paths: Path) -> None:
+    """Wait until every file holds a whole line: `echo X > f` creates f before writing."""
+
     def there() -> bool:
-        return all(p.exists() for p in paths)
+        return all(p.exists() and p.read_text().endswith("\n") for p in paths)
 
     wait_until(there, "files " + ", ".join(p.name for p in paths))
 
@@ -361,6 +363,8 @@ def test_presentation_round_trip(s: shellport.Session, command: str, extra: dict
     assert p["title"] == command
     assert p["kind"] == "execute"
     assert p["rawInput"] == command
+    # Issue 14: only a command that exited 0 in time is "completed" (codex-acp's rule).
+    assert p["status"] == ("completed" if command == "echo hi" else "failed")
     assert p["content"][0]["content"]["text"] == "Show the presentation"
     exit_ = p["_meta"]["terminal_exit"]
     assert exit_["exit_code"] == r.meta["exitCode"]

@@ -92,8 +92,12 @@ def wheel_file(tags: list[str]) -> bytes:
 
 
 def entry_points(project: dict) -> bytes:
+    """The console scripts, then every [project.entry-points.GROUP] table (the
+    inspect_ai sandbox registration), groups and names sorted."""
     scripts = project.get("scripts", {})
     lines = ["[console_scripts]"] + [f"{k} = {v}" for k, v in sorted(scripts.items())]
+    for group, entries in sorted(project.get("entry-points", {}).items()):
+        lines += ["", f"[{group}]"] + [f"{k} = {v}" for k, v in sorted(entries.items())]
     return ("\n".join(lines) + "\n").encode()
 
 

@@ -123,3 +123,17 @@ def test_macho_reader_rejects_other_files() -> None:
     with pytest.raises(FormatError):
         read_macho(b"\x7fELF" + b"\0" * 60)
     assert read_macho(macho(X86_64, (12, 0, 0))).cpu == "x86_64"
+
+
+def test_wheel_carries_every_entry_point_group(tmp_path: Path) -> None:
+    """Issue 14: inspect_ai finds the "shellport" sandbox through an entry point
+    of the wheel, next to the console script."""
+    wheel = assemble(tmp_path, natives(tmp_path))
+    with zipfile.ZipFile(wheel) as z:
+        name = next(n for n in z.namelist() if n.endswith(".dist-info/entry_points.txt"))
+        text = z.read(name).decode()
+        metadata = z.read(name.replace("entry_points.txt", "METADATA")).decode()
+    assert "[console_scripts]\nshellport = shellport._cli:main\n" in text
+    assert "[inspect_ai]\nshellport = shellport.integrations.inspect_ai\n" in text
+    assert "Provides-Extra: inspect-ai" in metadata
+    assert "shellport/integrations/inspect_ai.py" in zipfile.ZipFile(wheel).namelist()

@@ -59,6 +59,7 @@ func presentBash(call *tools.Call, res *tools.Result) (p tools.Presentation) {
 		return p
 	}
 	code, sig, st := exitStatus(res)
+	p.Status = tools.CommandStatus(res, code, sig, st.TimedOut)
 	output := res.Raw
 	if output == "" {
 		output = st.Body // a replayed result without Raw: the best we have

@@ -64,10 +64,13 @@ func TestPresentResultRoundTrip(t *testing.T) {
 		timedOut bool
 		status   string
 	}{
+		// Issue 14: a command that did not succeed is a failed card, as the
+		// reference ACP adapters report it (codex-acp); the model still gets
+		// an ordinary result.
 		{"echo hi; echo err >&2", 0, nil, false, "completed"},
-		{"printf 'a\\r\\nb'; exit 3", 3, nil, false, "completed"},
-		{"kill -KILL $$", nil, "SIGKILL", false, "completed"},
-		{"sleep 30", nil, "SIGTERM", true, "completed"},
+		{"printf 'a\\r\\nb'; exit 3", 3, nil, false, "failed"},
+		{"kill -KILL $$", nil, "SIGKILL", false, "failed"},
+		{"sleep 30", nil, "SIGTERM", true, "failed"},
 		{"echo '[exit code: 7]'", 0, nil, false, "completed"}, // output that looks like a marker
 	} {
 		args, _ := json.Marshal(map[string]any{"command": tc.command, "description": "Run a command for a test", "timeoutMs": 300})
@@ -102,8 +105,8 @@ func TestPresentResultRoundTrip(t *testing.T) {
 		if tc.command == "echo '[exit code: 7]'" {
 			continue // the text alone cannot tell; Structured did above
 		}
-		if rexit["exit_code"] != tc.code || rexit["signal"] != tc.signal {
-			t.Errorf("%s: replayed terminal_exit = %v", tc.command, rexit)
+		if rexit["exit_code"] != tc.code || rexit["signal"] != tc.signal || replayed.Status != tc.status {
+			t.Errorf("%s: replayed terminal_exit = %v, status %q", tc.command, rexit, replayed.Status)
 		}
 		// Replay through JSON: numbers become float64.
 		var back map[string]any

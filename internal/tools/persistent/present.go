@@ -23,11 +23,13 @@ func (t *Tool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
 	if res == nil {
 		return p
 	}
-	p.Status = tools.StatusOf(res)
+	exitCode, signal := res.Structured["exitCode"], res.Structured["signal"]
+	timedOut, _ := res.Structured["timedOut"].(bool)
+	shellDied, _ := res.Structured["shellReset"].(bool)
+	p.Status = tools.CommandStatus(res, exitCode, signal, timedOut || shellDied && exitCode == nil)
 	if res.Text != "" {
 		p.Content = []tools.ContentBlock{tools.TextBlock(res.Text)}
 	}
-	exitCode, signal := res.Structured["exitCode"], res.Structured["signal"]
 	p.RawOutput = map[string]any{"output": res.Raw, "exit_code": exitCode, "signal": signal}
 	p.Meta["terminal_exit"] = map[string]any{"terminal_id": call.ID, "exit_code": exitCode, "signal": signal}
 	return p

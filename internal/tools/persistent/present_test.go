@@ -24,7 +24,8 @@ func TestPresent(t *testing.T) {
 	}
 	p = f.tool.Present(call, res)
 	exit, _ := p.Meta["terminal_exit"].(map[string]any)
-	if p.Status != "completed" || exit["exit_code"] != 3 || exit["signal"] != nil || exit["terminal_id"] != "c1" {
+	// Issue 14: a non-zero exit is a failed card (as codex-acp reports it).
+	if p.Status != "failed" || exit["exit_code"] != 3 || exit["signal"] != nil || exit["terminal_id"] != "c1" {
 		t.Fatalf("result card %+v", p)
 	}
 	raw, _ := p.RawOutput.(map[string]any)
@@ -37,6 +38,29 @@ func TestPresent(t *testing.T) {
 	// Replay gives the same card.
 	if q := f.tool.Present(call, res); q.Title != p.Title || q.Status != p.Status {
 		t.Fatal("Present is not a pure function of its inputs")
+	}
+}
+
+// Issue 14: the card's status follows the command: completed for exit 0,
+// failed for a non-zero exit, a timeout or a shell that died.
+func TestPresentStatus(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	for _, tc := range []struct {
+		res  *tools.Result
+		want string
+	}{
+		{&tools.Result{Structured: map[string]any{"exitCode": 0, "shellReset": false}}, "completed"},
+		{&tools.Result{Structured: map[string]any{"exitCode": float64(0), "shellReset": true}}, "completed"}, // exit 0 ended the shell
+		{&tools.Result{Structured: map[string]any{"exitCode": float64(2)}}, "failed"},
+		{&tools.Result{Structured: map[string]any{"exitCode": nil, "timedOut": true, "shellReset": true}}, "failed"},
+		{&tools.Result{Structured: map[string]any{"exitCode": nil, "signal": "SIGKILL", "shellReset": true}}, "failed"},
+		{&tools.Result{Structured: map[string]any{"exitCode": nil, "shellReset": true}}, "failed"},
+		{&tools.Result{Text: "bad", IsError: true}, "failed"},
+	} {
+		call := &tools.Call{ID: "c1", Session: tools.Session{ID: "s", Cwd: f.cwd}, Arguments: args("true")}
+		if p := f.tool.Present(call, tc.res); p.Status != tc.want {
+			t.Errorf("%+v: status %q, want %q", tc.res.Structured, p.Status, tc.want)
+		}
 	}
 }
 
