@@ -74,8 +74,9 @@ type TaskParams struct {
 // New returns the bash, bash_output and bash_kill tools, in that order. They
 // share one executor: tasks started through the first are read and stopped
 // through the other two. cfg is the bash tool's configuration; New reads
-// TimeoutMs, MaxTimeoutMs, MaxOutputChars, MaxTasks, MaxLogBytes, Shell and
-// Description (the last for bash only).
+// TimeoutMs, MaxTimeoutMs, MaxOutputChars, MaxTasks, MaxLogBytes, Shell,
+// SpawnHelper (required on Linux, where every command runs under its own
+// supervisor) and Description (the last for bash only).
 //
 // Each tool implements [tools.SessionCloser] and [tools.Closer]; calling
 // them on all three, or twice, is harmless.

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/bash"
 )
@@ -12,7 +13,7 @@ import (
 // BenchmarkTrue is one one-shot `true` through the tool: spawn, wait, drain
 // and format.
 func BenchmarkTrue(b *testing.B) {
-	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, tools.Config{})
+	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, tools.Config{SpawnHelper: testkit.SpawnHelper(b)})
 	defer ts[0].(tools.Closer).Close()
 	c := &tools.Call{ID: "b", Session: tools.Session{ID: "s", Cwd: b.TempDir()},
 		Arguments: json.RawMessage(`{"command":"true","description":"Do nothing"}`)}
