@@ -17,10 +17,7 @@ import (
 // chance to clean up — and checks that the shells it started die too
 // (Linux parent-death signal), for both bash tools.
 func TestShellsDieWithTheExecutable(t *testing.T) {
-	exe := filepath.Join(t.TempDir(), "shellport")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	exe := buildExecutable(t)
 	for _, profile := range []string{"oneshot", "persistent"} {
 		t.Run(profile, func(t *testing.T) {
 			dir := t.TempDir()
@@ -30,6 +27,7 @@ func TestShellsDieWithTheExecutable(t *testing.T) {
 				args = fmt.Sprintf(`{"command":"echo $$ > %s; sleep 1000"}`, pidFile)
 			}
 			cmd := exec.Command(exe, "serve", "--config", fmt.Sprintf(`{"profile":%q}`, profile))
+			cmd.Env = append(os.Environ(), envSpawnHelper+"=") // the helper beside the executable
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)

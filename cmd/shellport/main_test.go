@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,8 +16,43 @@ import (
 
 	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/spawnhelper"
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
+
+// TestMain points SHELLPORT_SPAWN_HELPER at a helper built from this tree:
+// the test binary has none beside it, and on Linux the runtime needs one.
+func TestMain(m *testing.M) {
+	if os.Getenv(spawnhelper.EnvVar) == "" {
+		path, err := testkit.BuildSpawnHelper()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "build the spawn helper:", err)
+			os.Exit(2)
+		}
+		_ = os.Setenv(spawnhelper.EnvVar, path)
+	}
+	os.Exit(m.Run())
+}
+
+// buildExecutable builds the shellport executable into a fresh directory
+// with the spawn helper beside it, where a release puts it.
+func buildExecutable(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "shellport")
+	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	helper, err := os.ReadFile(testkit.SpawnHelper(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, spawnhelper.Name), helper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
 
 // servePipes runs `shellport serve` in-process on pipes: the same code path as
 // the executable, minus the exec.

@@ -57,7 +57,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	opts := core.Options{Config: cfg, ConfigErr: cfgErr, Log: logw, SpawnHelper: spawnHelper()}
+	helper, helperErr := spawnHelper()
+	opts := core.Options{Config: cfg, ConfigErr: cfgErr, Log: logw, SpawnHelper: helper, SpawnHelperNotFound: helperErr}
 	if err := stdio.Serve(ctx, stdin, stdout, opts); err != nil {
 		fmt.Fprintf(logw, "shellport serve: read stdin: %v\n", err)
 		return 1
