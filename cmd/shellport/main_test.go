@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,26 +33,47 @@ func TestMain(m *testing.M) {
 		}
 		_ = os.Setenv(spawnhelper.EnvVar, path)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
-// buildExecutable builds the shellport executable into a fresh directory
-// with the spawn helper beside it, where a release puts it.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// buildExecutable builds the shellport executable, once per test binary,
+// into a directory with the spawn helper beside it, where a release puts
+// it.
 func buildExecutable(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	exe := filepath.Join(dir, "shellport")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "shellport-exe-")
+		if built.err != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(built.dir, "shellport"), ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
+			return
+		}
+		helper, err := testkit.BuildSpawnHelper()
+		if err == nil {
+			var b []byte
+			if b, err = os.ReadFile(helper); err == nil {
+				err = os.WriteFile(filepath.Join(built.dir, spawnhelper.Name), b, 0o755)
+			}
+		}
+		built.err = err
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	helper, err := os.ReadFile(testkit.SpawnHelper(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, spawnhelper.Name), helper, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return exe
+	return filepath.Join(built.dir, "shellport")
 }
 
 // servePipes runs `shellport serve` in-process on pipes: the same code path as
