@@ -4,7 +4,7 @@
     build.py build [--targets all|native|NAME,...] [--out DIR] [--stage DIR]
     build.py check WHEEL...            structure, tags, binaries, auditwheel
     build.py repro WHEEL...            rebuild in a scratch stage, compare bytes
-    build.py smoke WHEEL [--helper P]  offline install in a fresh venv, then run
+    build.py smoke WHEEL               offline install in a fresh venv, then run
     build.py smoke-qemu WHEEL          aarch64 executable and library under qemu
     build.py native-wheel DIR          print the wheel in DIR for this machine
 
@@ -92,9 +92,8 @@ def platform_tags(t: Target, natives: dict[str, Path]) -> list[str]:
 
 
 def require_helper(t: Target, natives: dict[str, Path]) -> None:
-    """A macOS wheel without a runnable helper must never be produced."""
-    if not t.helper:
-        return
+    """A wheel without a runnable helper must never be produced: on Linux no
+    command runs without it, and on macOS no persistent shell starts."""
     helper = natives.get(HELPER)
     if helper is None or not helper.is_file():
         raise BuildError(f"{t.name}: {HELPER} is missing; refusing to build the wheel")
@@ -170,7 +169,6 @@ def main(argv: list[str]) -> int:
     r.add_argument("wheels", nargs="+", type=Path)
     s = sub.add_parser("smoke")
     s.add_argument("wheel", type=Path)
-    s.add_argument("--helper", type=Path, default=None)
     q = sub.add_parser("smoke-qemu")
     q.add_argument("wheel", type=Path)
     n = sub.add_parser("native-wheel", help="print the wheel in DIR that this machine can run")
@@ -189,7 +187,7 @@ def main(argv: list[str]) -> int:
         elif args.cmd == "repro":
             repro(args.wheels)
         elif args.cmd == "smoke":
-            smoke.smoke_venv(args.wheel, args.helper)
+            smoke.smoke_venv(args.wheel)
         elif args.cmd == "smoke-qemu":
             smoke.smoke_qemu(args.wheel)
         elif args.cmd == "native-wheel":
