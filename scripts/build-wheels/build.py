@@ -7,6 +7,8 @@
     build.py smoke WHEEL               offline install in a fresh venv, then run
     build.py smoke-qemu WHEEL          aarch64 executable and library under qemu
     build.py native-wheel DIR          print the wheel in DIR for this machine
+    build.py helpers [--out DIR]       the spawn helper for every OS/arch this
+                                       machine can build (GoReleaser's hook)
 
 Targets: manylinux-x86_64, manylinux-aarch64, musllinux-x86_64,
 musllinux-aarch64, macos-x86_64, macos-arm64. "all" is every target, and
@@ -31,7 +33,18 @@ import check as checks  # noqa: E402
 import metadata  # noqa: E402
 import smoke  # noqa: E402
 from binfmt import read_macho  # noqa: E402
-from targets import EXE, HELPER, ROOT, TARGETS, BuildError, Target, build_natives, library_toolchain  # noqa: E402
+from targets import (  # noqa: E402
+    EXE,
+    HELPER,
+    ROOT,
+    TARGETS,
+    BuildError,
+    Target,
+    build_helper,
+    build_natives,
+    helper_toolchain,
+    library_toolchain,
+)
 from wheelfile import Entry, write_wheel  # noqa: E402
 
 
@@ -155,6 +168,22 @@ def repro(wheels: list[Path]) -> None:
             print(f"reproducible: {wheel.name} ({checks.sha256(wheel)[:16]}…)")
 
 
+def helpers(out: Path) -> None:
+    """Build the helper once per OS/arch into out/OS_ARCH/, skipping what this machine cannot build."""
+    done = set()
+    for t in TARGETS.values():
+        key = f"{t.goos}_{t.goarch}"
+        if key in done:
+            continue
+        done.add(key)
+        cc, why = helper_toolchain(t)
+        if cc is None:
+            print(f"note: no {HELPER} for {key}: {why}")
+            continue
+        build_helper(t, out / key / HELPER)
+        print(f"built {out / key / HELPER}")
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -173,6 +202,8 @@ def main(argv: list[str]) -> int:
     q.add_argument("wheel", type=Path)
     n = sub.add_parser("native-wheel", help="print the wheel in DIR that this machine can run")
     n.add_argument("dir", type=Path)
+    h = sub.add_parser("helpers", help="build the spawn helper for every OS/arch this machine can")
+    h.add_argument("--out", type=Path, default=ROOT / "build" / "helpers")
     args = p.parse_args(argv)
     try:
         if args.cmd == "build":
@@ -190,6 +221,8 @@ def main(argv: list[str]) -> int:
             smoke.smoke_venv(args.wheel)
         elif args.cmd == "smoke-qemu":
             smoke.smoke_qemu(args.wheel)
+        elif args.cmd == "helpers":
+            helpers(args.out)
         elif args.cmd == "native-wheel":
             want = TARGETS[native_target()]
             found = [w for w in sorted(args.dir.glob("*.whl")) if checks.target_of(w) == want]

@@ -6,7 +6,8 @@
 #   make wheels        every wheel this machine can build into dist/, checked
 #                      (auditwheel for manylinux), rebuilt to prove the bytes
 #                      are reproducible, and smoke-tested (aarch64 under qemu)
-#   make wheel-tools   build/tools-venv with auditwheel
+#   make wheel-tools   build/tools-venv with auditwheel and zig (Linux)
+#   make helpers       the spawn helper for every OS/arch this machine can build
 
 WHEEL_BUILD  := $(PYTHON) scripts/build-wheels/build.py
 WHEEL_SMOKE  := build/wheel-smoke
@@ -24,7 +25,7 @@ else
 WHEEL_TARGETS ?= native
 endif
 
-.PHONY: wheels wheel-smoke wheel-tools
+.PHONY: wheels wheel-smoke wheel-tools helpers
 
 $(WHEEL_TOOLS)/bin/python:
 	$(PYTHON) -m venv $(WHEEL_TOOLS)
@@ -58,3 +59,9 @@ ifeq ($(WHEEL_HOST),Linux-x86_64)
 	$(WHEEL_BUILD) smoke-qemu dist/*-manylinux_2_17_aarch64.*.whl
 endif
 	@ls -l dist
+
+# The spawn helper for every OS/arch this machine can build, into
+# build/helpers/OS_ARCH/ (GoReleaser's before hook puts them in its archives).
+helpers: wheel-tools
+	rm -rf build/helpers
+	ZIG="$(ZIG)" $(WHEEL_BUILD) helpers --out build/helpers

@@ -1,10 +1,13 @@
 package bash_test
 
 import (
+	"context"
 	"encoding/json"
 	"os/exec"
+	"runtime"
 	"testing"
 
+	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/bash"
@@ -36,6 +39,29 @@ func BenchmarkExecTrue(b *testing.B) {
 	for b.Loop() {
 		if err := exec.Command(path, "-c", "true").Run(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSupervisedTrue is `bash -c true` started under its supervisor
+// (shellport-spawn-helper) and waited for, as every one-shot command runs
+// on Linux: compare with BenchmarkExecTrue for the helper's cost.
+func BenchmarkSupervisedTrue(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("commands run under a supervisor on linux only")
+	}
+	path, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("no bash")
+	}
+	helper := testkit.SpawnHelper(b)
+	for b.Loop() {
+		p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: path, Args: []string{"bash", "-c", "true"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st, err := p.Wait(); err != nil || !st.Success() {
+			b.Fatalf("%v %v", st, err)
 		}
 	}
 }
