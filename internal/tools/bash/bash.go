@@ -15,10 +15,17 @@
 // session is open to anyone, and a call without a session cannot touch a task
 // that has an owner.
 //
-// Process groups are the unit of cleanup: a timeout sends SIGTERM and then
-// SIGKILL to the whole group; when a command's shell exits, whatever it left
-// running in its group is killed; closing a session kills that session's
-// tasks (their ownership records stay); Close kills everything.
+// On Linux every command runs under its own supervisor
+// (internal/spawnhelper), which owns every process the command starts,
+// however it detached: a timeout sends SIGTERM to the command's process
+// group and then has the supervisor SIGKILL everything; when a command's
+// shell exits, whatever it left running is killed; closing a session kills
+// that session's tasks (their ownership records stay); Close kills
+// everything; and the runtime's death kills everything too. Elsewhere the
+// process group is the unit of cleanup, and what leaves it survives.
+//
+// A command too long for one argument (128 KiB) reaches bash through a
+// sealed in-memory file and a -c trampoline (script.go).
 //
 // Result texts end in markers that [ParseStatus] reads back:
 //
