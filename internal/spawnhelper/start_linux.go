@@ -182,12 +182,14 @@ func (p *Process) Pid() int { return p.pid }
 func (p *Process) SupervisorPid() int { return p.helper.Pid }
 
 // KillAll asks the supervisor to kill the program and everything it
-// started. Everything is dead once Wait returns.
+// started. Everything is dead once Wait returns. A SIGCONT follows the
+// SIGTERM: a command may have stopped its supervisor (kill -STOP $PPID).
 func (p *Process) KillAll() error {
 	err := p.helper.Signal(syscall.SIGTERM)
 	if err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("spawn helper: signal supervisor %d: %w", p.helper.Pid, err)
 	}
+	_ = p.helper.Signal(syscall.SIGCONT) // Best effort: it may have ended.
 	return nil
 }
 

@@ -397,3 +397,27 @@ echo ready; exec sleep `+inSession)
 		t.Log("the detached process died too; the documented gap may be closed (issue 12)")
 	}
 }
+
+// A command that stops its supervisor (kill -STOP $PPID) cannot keep the
+// runtime from killing everything: KillAll continues it.
+func TestStoppedSupervisorStillKillsEverything(t *testing.T) {
+	marker := testkit.Marker()
+	t.Cleanup(func() { testkit.KillProcs(marker) })
+	p := bash(t, `setsid sleep `+marker+` </dev/null >/dev/null 2>&1 & echo ready; kill -STOP $PPID; exec sleep `+marker)
+	p.waitFor(t, "ready")
+	testkit.WaitProcs(t, marker, 2)
+	eventually(t, "the supervisor stopped", func() bool {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(p.SupervisorPid()) + "/stat")
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		return len(f) > 0 && f[0] == "T"
+	})
+	if err := p.KillAll(); err != nil {
+		t.Fatal(err)
+	}
+	if ws := p.wait(t); ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("status %v, want SIGKILL", ws)
+	}
+	if left := testkit.Procs(marker); len(left) != 0 {
+		t.Fatalf("processes survived: %v", left)
+	}
+}
