@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -121,7 +120,7 @@ func WaitNoProcs(t testing.TB, marker, what string) {
 		}
 		if time.Now().After(deadline) {
 			for _, pid := range pids {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				kill(pid)
 			}
 			t.Fatalf("%s: %d processes survived (%v)", what, len(pids), pids)
 		}
@@ -132,6 +131,13 @@ func WaitNoProcs(t testing.TB, marker, what string) {
 // KillProcs kills every process with marker; for test cleanup.
 func KillProcs(marker string) {
 	for _, pid := range Procs(marker) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		kill(pid)
+	}
+}
+
+// kill sends SIGKILL to pid, best effort.
+func kill(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
 	}
 }
