@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -89,10 +88,14 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rr, rw, err := os.Pipe()
-	if err != nil {
+	// A blocking pipe: the read of the first report line blocks its
+	// thread, as a wait for a child does, rather than parking on the
+	// poller, which costs the start milliseconds on a busy machine.
+	var rp [2]int
+	if err := unix.Pipe2(rp[:], unix.O_CLOEXEC); err != nil {
 		return nil, fmt.Errorf("spawn helper: report pipe: %w", err)
 	}
+	rr, rw := os.NewFile(uintptr(rp[0]), "|report"), os.NewFile(uintptr(rp[1]), "|report")
 	defer func() {
 		if err != nil {
 			_ = rr.Close() // Best effort.
@@ -126,17 +129,26 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 		return nil, fmt.Errorf("start spawn helper %s: %w", s.Helper, err)
 	}
 	p := &Process{helper: helper, report: rr}
-	line, rerr := readLine(ctx, rr)
-	if f := strings.Fields(line); len(f) == 2 && f[0] == "pid" {
+	// Abandoning the start ends the supervisor, which closes the pipe.
+	stop := context.AfterFunc(ctx, func() { _ = helper.Signal(syscall.SIGKILL) })
+	line, rerr := readLine(rr)
+	if !stop() {
+		// Killed while starting: what the program may have started went
+		// with its session (it dies of its parent-death signal).
+		rerr = ctx.Err()
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "pid" {
+			if pid, err := strconv.Atoi(f[1]); err == nil && pid > 1 {
+				_ = killSession(pid) // Best effort.
+			}
+		}
+	}
+	if f := strings.Fields(line); rerr == nil && len(f) == 2 && f[0] == "pid" {
 		if pid, err := strconv.Atoi(f[1]); err == nil && pid > 0 {
 			p.pid = pid
 			return p, nil
 		}
 	}
 	// No program: the supervisor has exited or is about to.
-	if rerr != nil {
-		_ = helper.Signal(syscall.SIGTERM) // Best effort: the start was abandoned.
-	}
 	st, _ := helper.Wait()
 	_ = rr.Close() // Best effort.
 	if rerr != nil {
@@ -153,10 +165,9 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 	return nil, fmt.Errorf("spawn helper %s ended without starting %s (%v)", s.Helper, s.Path, st)
 }
 
-// readLine reads the supervisor's first report line, until ctx ends.
-func readLine(ctx context.Context, r *os.File) (string, error) {
-	stop := context.AfterFunc(ctx, func() { _ = r.SetReadDeadline(time.Unix(1, 0)) })
-	defer stop()
+// readLine reads the supervisor's first report line, or what it wrote
+// before it died.
+func readLine(r *os.File) (string, error) {
 	var buf []byte
 	b := make([]byte, 64)
 	for {
@@ -166,9 +177,6 @@ func readLine(ctx context.Context, r *os.File) (string, error) {
 			return string(buf[:i]), nil
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
 			return string(buf), nil // end of file: the supervisor died
 		}
 	}
@@ -205,8 +213,8 @@ func (p *Process) KillAll() error {
 func (p *Process) Wait() (*os.ProcessState, error) {
 	p.waitOnce.Do(func() {
 		p.state, p.err = p.helper.Wait()
-		// The supervisor is gone, so everything it wrote is in the pipe.
-		_ = p.report.SetReadDeadline(time.Now().Add(time.Second))
+		// The supervisor is gone, so everything it wrote is in the pipe,
+		// and no one else holds its write end.
 		rest, _ := io.ReadAll(p.report)
 		_ = p.report.Close() // Best effort.
 		if !bytes.Contains(rest, []byte("end\n")) {

@@ -421,3 +421,16 @@ func TestStoppedSupervisorStillKillsEverything(t *testing.T) {
 		t.Fatalf("processes survived: %v", left)
 	}
 }
+
+// A start abandoned through its context returns the context's error and
+// leaves nothing running.
+func TestStartHonoursItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	marker := testkit.Marker()
+	_, err := spawnhelper.Start(ctx, spawnhelper.Spec{Helper: testkit.SpawnHelper(t), Path: "sleep", Args: []string{"sleep", marker}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Start with a cancelled context: %v", err)
+	}
+	testkit.WaitNoProcs(t, marker, "after an abandoned start")
+}
