@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os/exec"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/testkit"
@@ -64,4 +66,41 @@ func BenchmarkSupervisedTrue(b *testing.B) {
 			b.Fatalf("%v %v", st, err)
 		}
 	}
+}
+
+// BenchmarkSupervisedVsDirect alternates `bash -c true` started directly and
+// under its supervisor, one of each per iteration, and reports both
+// medians: pairing the two keeps a shared machine's drift out of the
+// comparison.
+func BenchmarkSupervisedVsDirect(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("commands run under a supervisor on linux only")
+	}
+	path, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("no bash")
+	}
+	helper := testkit.SpawnHelper(b)
+	var direct, supervised []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := exec.Command(path, "-c", "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: path, Args: []string{"bash", "-c", "true"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st, err := p.Wait(); err != nil || !st.Success() {
+			b.Fatalf("%v %v", st, err)
+		}
+		direct, supervised = append(direct, t1.Sub(t0)), append(supervised, time.Since(t1))
+	}
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds())
+	}
+	b.ReportMetric(median(direct), "direct-p50-us")
+	b.ReportMetric(median(supervised), "supervised-p50-us")
 }
