@@ -1,7 +1,8 @@
 /*
  * shellport-spawn-helper: the one executable through which shellport starts
- * every process. See main.c for the command line and README.md for the
- * design; this header is what the four source files share.
+ * every process. See main.c for the command line and docs/ARCHITECTURE.md
+ * ("The supervisor") for the design; this header is what the four source
+ * files share.
  */
 #ifndef SHELLPORT_SPAWN_HELPER_H
 #define SHELLPORT_SPAWN_HELPER_H

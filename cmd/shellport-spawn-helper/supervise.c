@@ -31,7 +31,7 @@
  * "error OP ERRNO" if it could not be (the supervisor then exits 127), and
  * "end" just before a supervisor that killed and reaped everything exits.
  * A runtime that reads no "end" knows the supervisor itself was killed
- * (kill -9 of the program's parent): see README.md.
+ * (kill -9 of the program's parent): see docs/ARCHITECTURE.md.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
