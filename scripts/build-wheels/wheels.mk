@@ -13,7 +13,6 @@ WHEEL_BUILD  := $(PYTHON) scripts/build-wheels/build.py
 WHEEL_SMOKE  := build/wheel-smoke
 WHEEL_HOST   := $(shell uname -s)-$(shell uname -m)
 
-
 # What `make wheels` builds here. A Linux x86_64 host builds everything
 # (macOS wheels without the dylib, which needs a macOS toolchain); a macOS
 # host builds the macOS wheels with their dylibs.
