@@ -59,7 +59,9 @@ func seccompDenyingMkdir(t *testing.T) *os.File {
 	if runtime.GOARCH == "amd64" {
 		nrs = append(nrs, 83) // mkdir
 	}
-	ld := func(k uint32) unix.SockFilter { return unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: k} }
+	ld := func(k uint32) unix.SockFilter {
+		return unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: k}
+	}
 	ret := func(k uint32) unix.SockFilter { return unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: k} }
 	prog := []unix.SockFilter{ld(0)} // seccomp_data.nr
 	for i, nr := range nrs {
