@@ -9,13 +9,30 @@ NATIVE  := python/src/shellport/_native
 LIBNAME := $(if $(filter Darwin,$(shell uname -s)),libshellport.dylib,libshellport.so)
 GOFILES := $(shell find . -name '*.go' -not -path './.venv/*' -not -path './bench/.venv/*')
 
-.PHONY: all native venv demo test test-go test-python lint header header-check fuzz clean
+# The spawn helper is C (cmd/shellport-spawn-helper): the same flags here,
+# in the wheel builder (scripts/build-wheels/targets.py) and in the Go
+# tests (internal/testkit). Static on Linux, so it runs on any libc.
+HELPER        := shellport-spawn-helper
+HELPER_DIR    := cmd/shellport-spawn-helper
+HELPER_SRC    := $(wildcard $(HELPER_DIR)/*.c $(HELPER_DIR)/*.h)
+HELPER_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
+HELPER_LINK   := $(if $(filter Darwin,$(shell uname -s)),,-static) -s
+
+# Build tools from PyPI live in their own venv: auditwheel, and zig, whose C
+# compiler builds and checks the macOS spawn helper on Linux (pinned: the
+# compiler is part of what makes the bytes).
+WHEEL_TOOLS     := build/tools-venv
+ZIGLANG_VERSION := 0.15.2
+ZIG             := $(WHEEL_TOOLS)/bin/python -m ziglang
+ZIG_STAMP       := $(WHEEL_TOOLS)/.ziglang-$(ZIGLANG_VERSION)
+
+.PHONY: all native venv demo test test-go test-python lint lint-helper header header-check fuzz clean
 
 all: native
 
-# The shared library and the executable for this machine, where the Python
-# package looks for them.
-native: $(NATIVE)/$(LIBNAME) $(NATIVE)/shellport
+# The shared library, the executable and the spawn helper for this
+# machine, where the Python package looks for them.
+native: $(NATIVE)/$(LIBNAME) $(NATIVE)/shellport $(NATIVE)/$(HELPER)
 
 $(NATIVE)/$(LIBNAME): $(GOFILES) go.mod go.sum
 	mkdir -p $(NATIVE)
@@ -25,6 +42,10 @@ $(NATIVE)/$(LIBNAME): $(GOFILES) go.mod go.sum
 $(NATIVE)/shellport: $(GOFILES) go.mod go.sum
 	mkdir -p $(NATIVE)
 	CGO_ENABLED=0 $(GO) build -trimpath -o $@ ./cmd/shellport
+
+$(NATIVE)/$(HELPER): $(HELPER_SRC)
+	mkdir -p $(NATIVE)
+	$(CC) $(HELPER_CFLAGS) $(HELPER_LINK) -o $@ $(HELPER_DIR)/*.c
 
 # The checked-in C header is what cgo generates: `make header` refreshes it
 # and `make test` fails when it is stale.
@@ -45,7 +66,7 @@ venv: $(VENV)/.installed
 demo: native venv
 	$(VPY) examples/demo.py
 
-lint: venv
+lint: venv lint-helper
 	@test -z "$$(gofmt -l $(GOFILES))" || (echo "gofmt would change:"; gofmt -l $(GOFILES); exit 1)
 	$(GO) vet ./...
 	$(VPY) -m ruff check python/src python/tests python/tests-integrations examples
@@ -53,6 +74,17 @@ lint: venv
 	@# The integrations import their harnesses, which live only in the
 	@# integrations venv: test-integrations type-checks them there.
 	cd python && ../$(VPY) -m mypy --strict --exclude 'shellport/integrations/' src/shellport
+
+# The helper's macOS build (the exec shim, no supervisor) is compiled and
+# linked here too, with zig's clang for both Mac architectures, so a Linux
+# machine catches what would break it; the CI's macOS jobs build it with
+# Apple clang.
+lint-helper: $(ZIG_STAMP)
+	$(CC) $(HELPER_CFLAGS) -fsyntax-only $(HELPER_DIR)/*.c
+	for target in x86_64-macos.12.0 aarch64-macos.12.0; do \
+	  mkdir -p build/helper-check/$$target && \
+	  $(ZIG) cc -target $$target $(HELPER_CFLAGS) -o build/helper-check/$$target/$(HELPER) $(HELPER_DIR)/*.c || exit 1; \
+	done
 
 test-go:
 	$(GO) test -race -count=1 ./...

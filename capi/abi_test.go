@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shellport/shellport/internal/spawnhelper"
+	"github.com/shellport/shellport/internal/testkit"
 )
 
 // minABICoverage is the bar of issue 18 for the statements of this package
@@ -62,7 +65,9 @@ func TestABIFromC(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(ctx, prog, covDir)
-	cmd.Env = append(os.Environ(), "GOCOVERDIR="+covDir)
+	// On Linux the runtime needs the spawn helper, which a test binary has
+	// nowhere beside it.
+	cmd.Env = append(os.Environ(), "GOCOVERDIR="+covDir, spawnhelper.EnvVar+"="+testkit.SpawnHelper(t))
 	out, err := cmd.CombinedOutput()
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(line, "FAIL") {

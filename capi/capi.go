@@ -95,7 +95,8 @@ func shellport_open(config *C.char) (h C.longlong) {
 	if config != nil {
 		cfg, cfgErr = core.ParseConfig([]byte(C.GoString(config)))
 	}
-	conn := inproc.OpenOptions(core.Options{Config: cfg, ConfigErr: cfgErr, SpawnHelper: spawnHelper()})
+	helper, helperErr := spawnHelper()
+	conn := inproc.OpenOptions(core.Options{Config: cfg, ConfigErr: cfgErr, SpawnHelper: helper, SpawnHelperNotFound: helperErr})
 	handlesMu.Lock()
 	defer handlesMu.Unlock()
 	nextHandle++

@@ -1,6 +1,7 @@
-//go:build !darwin
+//go:build !darwin && !linux
 
 package main
 
-// libraryDir returns "": only macOS builds ship a helper beside the library.
+// libraryDir returns "": only Linux and macOS builds ship a helper beside
+// the library.
 func libraryDir() string { return "" }

@@ -53,9 +53,9 @@ def _snapshot_native(workdir: str) -> dict[str, Any]:
     """Copy the native files the run starts with and point shellport at the copies.
 
     Other builds in the same tree (`make native`, `make clean`) must not swap
-    or remove the library and executable halfway through a run; every case
-    and child then measures the same build. Overrides already set by the
-    user are kept.
+    or remove the library, the executable and the spawn helper halfway
+    through a run; every case and child then measures the same build.
+    Overrides already set by the user are kept.
     """
     import hashlib
 
@@ -68,6 +68,7 @@ def _snapshot_native(workdir: str) -> dict[str, Any]:
     for var, names in (
         ("SHELLPORT_LIBRARY_PATH", ("libshellport.so", "libshellport.dylib")),
         ("SHELLPORT_BINARY_PATH", ("shellport",)),
+        ("SHELLPORT_SPAWN_HELPER", ("shellport-spawn-helper",)),
     ):
         if os.environ.get(var):
             out[var] = os.environ[var]

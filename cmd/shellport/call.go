@@ -40,7 +40,8 @@ func call(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shellport call: %v\n", err)
 		return 2
 	}
-	conn := inproc.OpenOptions(core.Options{Config: cfg, KeepSpill: true, SpawnHelper: spawnHelper()})
+	helper, helperErr := spawnHelper()
+	conn := inproc.OpenOptions(core.Options{Config: cfg, KeepSpill: true, SpawnHelper: helper, SpawnHelperNotFound: helperErr})
 	defer conn.Close()
 
 	var session struct {

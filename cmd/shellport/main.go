@@ -8,9 +8,10 @@
 // serve speaks newline-delimited JSON-RPC 2.0 on stdin and stdout (the
 // message set of docs/PROTOCOL.md); stdout carries protocol messages only and
 // diagnostics go to stderr or the --log file. It exits after the exit
-// notification or on SIGTERM, SIGINT or SIGHUP, and at end of input once the
-// requests already read are answered — in every case after killing every
-// process it started.
+// notification, on SIGTERM, SIGINT or SIGHUP, as soon as its parent process
+// exits or nobody reads stdout any more (the host is gone), and at end of
+// input once the requests already read are answered — in every case after
+// killing every process it started.
 //
 // call runs one tool call in a fresh session and prints what the model
 // would read; its exit status is 0, or 1 when the result is an error.

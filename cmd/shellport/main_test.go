@@ -6,18 +6,76 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/spawnhelper"
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/testkit/lifecycle"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
+
+// TestMain points SHELLPORT_SPAWN_HELPER at a helper built from this tree:
+// the test binary has none beside it, and on Linux the runtime needs one.
+func TestMain(m *testing.M) {
+	if os.Getenv(spawnhelper.EnvVar) == "" {
+		path, err := testkit.BuildSpawnHelper()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "build the spawn helper:", err)
+			os.Exit(2)
+		}
+		_ = os.Setenv(spawnhelper.EnvVar, path)
+	}
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// buildExecutable builds the shellport executable, once per test binary,
+// into a directory with the spawn helper beside it, where a release puts
+// it.
+func buildExecutable(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "shellport-exe-")
+		if built.err != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(built.dir, "shellport"), ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
+			return
+		}
+		helper, err := testkit.BuildSpawnHelper()
+		if err == nil {
+			var b []byte
+			if b, err = os.ReadFile(helper); err == nil {
+				err = os.WriteFile(filepath.Join(built.dir, spawnhelper.Name), b, 0o755)
+			}
+		}
+		built.err = err
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return filepath.Join(built.dir, "shellport")
+}
 
 // servePipes runs `shellport serve` in-process on pipes: the same code path as
 // the executable, minus the exec.

@@ -74,8 +74,9 @@ func mcpCommand(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stder
 		}
 	}()
 
+	helper, helperErr := spawnHelper()
 	opts := mcp.Options{
-		Core: core.Options{Config: cfg, Log: stderr, SpawnHelper: spawnHelper()},
+		Core: core.Options{Config: cfg, Log: stderr, SpawnHelper: helper, SpawnHelperNotFound: helperErr},
 		Cwd:  cwd,
 	}
 	if err := mcp.Serve(ctx, stdin, stdout, opts); err != nil {

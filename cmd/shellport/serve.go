@@ -46,18 +46,31 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(signals)
+	// Handled rather than fatal: a write to an output nobody reads then
+	// fails with EPIPE, and Serve shuts down cleanly. (Handled, not
+	// ignored: an ignored SIGPIPE would be inherited by every command.)
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	parent := stdio.WatchParent()
 	go func() {
 		select {
 		case sig := <-signals:
 			fmt.Fprintf(logw, "shellport serve: %v: shutting down\n", sig)
 			cancel()
+		case <-parent:
+			// The host died (SIGKILL of Python leaves no one to send exit):
+			// kill everything now, not at the calls' timeouts.
+			fmt.Fprintf(logw, "shellport serve: the parent process exited: shutting down\n")
+			cancel()
 		case <-ctx.Done():
 		}
 	}()
 
-	opts := core.Options{Config: cfg, ConfigErr: cfgErr, Log: logw, SpawnHelper: spawnHelper()}
+	helper, helperErr := spawnHelper()
+	opts := core.Options{Config: cfg, ConfigErr: cfgErr, Log: logw, SpawnHelper: helper, SpawnHelperNotFound: helperErr}
 	if err := stdio.Serve(ctx, stdin, stdout, opts); err != nil {
 		fmt.Fprintf(logw, "shellport serve: read stdin: %v\n", err)
 		return 1

@@ -3,13 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,41 +16,6 @@ import (
 	"github.com/shellport/shellport/internal/testkit/rpcclient"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
-
-var (
-	buildOnce sync.Once
-	builtExe  string
-	buildErr  error
-)
-
-// executable builds shellport once for the tests that need a real process
-// (signals are delivered to a process, not to a function).
-func executable(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "shellport-test-exe-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtExe = filepath.Join(dir, "shellport")
-		if out, err := exec.Command("go", "build", "-o", builtExe, ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtExe
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if builtExe != "" {
-		_ = os.RemoveAll(filepath.Dir(builtExe))
-	}
-	os.Exit(code)
-}
 
 // proc is `shellport serve` as a child process.
 type proc struct {
@@ -65,7 +28,7 @@ type proc struct {
 
 func startProc(t *testing.T, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(executable(t), append([]string{"serve"}, args...)...)
+	cmd := exec.Command(buildExecutable(t), append([]string{"serve"}, args...)...)
 	p := &proc{cmd: cmd, lines: make(chan []byte, 1024), stderr: &bytes.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	var err error

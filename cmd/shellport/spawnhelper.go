@@ -9,5 +9,12 @@ const helperName = spawnhelper.Name
 const envSpawnHelper = spawnhelper.EnvVar
 
 // spawnHelper is the default spawn helper (core.Options.SpawnHelper),
-// looked up beside this executable.
-func spawnHelper() string { return spawnhelper.Find(spawnhelper.BesideExecutable()) }
+// looked up beside this executable, and the error to report when there is
+// none.
+func spawnHelper() (string, error) {
+	dir := spawnhelper.BesideExecutable()
+	if path := spawnhelper.Find(dir); path != "" {
+		return path, nil
+	}
+	return "", spawnhelper.NotFound(dir, "beside the executable")
+}

@@ -4,35 +4,28 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shellport/shellport/internal/testkit"
 )
 
 // Issue 6: the spawn helper is found through SHELLPORT_SPAWN_HELPER (a true
 // override, checked and never silently dropped) or named by the config, and
 // a persistent shell started through it has the terminal as its controlling
-// terminal. These tests force the helper on Linux, where the default is
-// direct spawning.
+// terminal. Issue 10: on Linux it is required, and a runtime that cannot
+// find it refuses to start, saying where it looked.
 
 // buildHelper compiles cmd/shellport-spawn-helper and wraps it in a script
 // that records each use in a marker file, so a test can tell the helper ran.
 func buildHelper(t *testing.T) (wrapper, marker string) {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go tool on PATH to build the spawn helper: %v", err)
-	}
+	helper := testkit.SpawnHelper(t)
 	dir := t.TempDir()
-	helper := filepath.Join(dir, helperName)
-	build := exec.Command(goTool, "build", "-o", helper, "../shellport-spawn-helper")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build spawn helper: %v\n%s", err, out)
-	}
 	marker = filepath.Join(dir, "used")
 	wrapper = filepath.Join(dir, "helper-wrapper")
 	script := "#!/bin/sh\necho \"$*\" >> '" + marker + "'\nexec '" + helper + "' \"$@\"\n"
@@ -199,4 +192,32 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Issue 10: on Linux commands run only under the helper; with none beside
+// the executable and no override, initialize fails and names where it
+// looked and the variable that would fix it, and no command ever runs.
+func TestMissingSpawnHelperFailsClosed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the helper is required on linux only")
+	}
+	t.Setenv(envSpawnHelper, "")
+	for _, profile := range []string{"oneshot", "persistent"} {
+		t.Run(profile, func(t *testing.T) {
+			c := &rpcClient{t: t, s: startServe(t)}
+			_, errMsg := c.call("initialize", map[string]any{"config": map[string]any{"profile": profile}})
+			dir := filepath.Dir(os.Args[0])
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			for _, want := range []string{helperName + " is required on linux", envSpawnHelper, dir, "beside the executable"} {
+				if !strings.Contains(errMsg, want) {
+					t.Fatalf("initialize answered %q; want it to say %q", errMsg, want)
+				}
+			}
+			if _, errMsg := c.call("tools/list", nil); !strings.Contains(errMsg, "is required") {
+				t.Fatalf("tools/list answered %q after a failed initialize", errMsg)
+			}
+		})
+	}
 }

@@ -140,7 +140,7 @@ func (rt *Runtime) initLocked() error {
 		return fmt.Errorf("create spill directory: %w", err)
 	}
 	host := tools.Host{Notify: rt.notify, SpillDir: dir}
-	reg, err := newRegistry(rt.cfg, host, rt.opts.SpawnHelper)
+	reg, err := newRegistry(rt.cfg, host, rt.opts)
 	if err != nil {
 		_ = os.RemoveAll(dir) // best effort
 		rt.initErr = rpc.Errorf(rpc.CodeConfig, "%v", err)

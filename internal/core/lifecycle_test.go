@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/testkit"
+
 	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/testkit/lifecycle"
 	"github.com/shellport/shellport/internal/testkit/transcript"
@@ -20,7 +22,7 @@ type coreCarrier struct {
 
 func openCore(t *testing.T) transcript.Carrier {
 	c := &coreCarrier{ready: make(chan struct{}, 1)}
-	c.rt = core.New(core.Options{Send: c.send})
+	c.rt = core.New(core.Options{Send: c.send, SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = c.rt.Close() })
 	return c
 }

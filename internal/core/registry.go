@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -46,23 +47,31 @@ func toolNames(profile string, testTools bool) []string {
 	return names
 }
 
-// buildTools constructs the tools of cfg's profile. spawnHelper is the
-// default helper path (Options.SpawnHelper).
-func buildTools(cfg Config, host tools.Host, spawnHelper string) ([]tools.Tool, error) {
+// buildTools constructs the tools of cfg's profile. opts gives the default
+// spawn helper (Options.SpawnHelper) and, when there is none, why.
+func buildTools(cfg Config, host tools.Host, opts Options) ([]tools.Tool, error) {
+	bc := cfg.Tools["bash"]
+	origin := "tools.bash.spawnHelper"
+	if bc.SpawnHelper == "" {
+		bc.SpawnHelper, origin = opts.SpawnHelper, "SHELLPORT_SPAWN_HELPER, or the helper shipped beside shellport"
+	}
+	if bc.SpawnHelper == "" && spawnhelper.Required() {
+		// Never unsupervised: without the helper nothing kills what
+		// commands leave behind.
+		if opts.SpawnHelperNotFound != nil {
+			return nil, opts.SpawnHelperNotFound
+		}
+		return nil, spawnhelper.NotFound("", "no carrier named a directory")
+	}
+	if err := checkSpawnHelper(bc.SpawnHelper, origin); err != nil {
+		return nil, err
+	}
 	var list []tools.Tool
 	switch cfg.Profile {
 	case ProfilePersistent:
-		bc := cfg.Tools["bash"]
-		origin := "tools.bash.spawnHelper"
-		if bc.SpawnHelper == "" {
-			bc.SpawnHelper, origin = spawnHelper, "SHELLPORT_SPAWN_HELPER, or the helper shipped beside shellport"
-		}
-		if err := checkSpawnHelper(bc.SpawnHelper, origin); err != nil {
-			return nil, err
-		}
 		list = append(list, newPersistentBash(host, bc))
 	default:
-		list = append(list, newOneshotBash(host, cfg.Tools["bash"])...)
+		list = append(list, newOneshotBash(host, bc)...)
 	}
 	list = append(list, newEditor(host, cfg.Tools["str_replace_editor"]))
 	if cfg.TestTools {
@@ -74,10 +83,10 @@ func buildTools(cfg Config, host tools.Host, spawnHelper string) ([]tools.Tool, 
 	return list, nil
 }
 
-// checkSpawnHelper fails unless path is empty (direct spawning) or an
-// executable file: a helper that cannot run is reported now, by name,
-// rather than at the first shell start, and never replaced by direct
-// spawning.
+// checkSpawnHelper fails unless path is empty (direct spawning, where the
+// platform allows it) or an executable file: a helper that cannot run is
+// reported now, by name, rather than at the first command, and never
+// replaced by direct spawning.
 func checkSpawnHelper(path, origin string) error {
 	if path == "" {
 		return nil
@@ -96,8 +105,8 @@ func checkSpawnHelper(path, origin string) error {
 	return nil
 }
 
-func newRegistry(cfg Config, host tools.Host, spawnHelper string) (*registry, error) {
-	list, err := buildTools(cfg, host, spawnHelper)
+func newRegistry(cfg Config, host tools.Host, opts Options) (*registry, error) {
+	list, err := buildTools(cfg, host, opts)
 	if err != nil {
 		return nil, err
 	}

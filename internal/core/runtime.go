@@ -49,14 +49,20 @@ type Options struct {
 	// output names a spill file the user will read afterwards); a spill
 	// directory left empty is removed all the same.
 	KeepSpill bool
-	// SpawnHelper is the default path of shellport-spawn-helper, used by
-	// the persistent bash when the config names none (tools.bash.spawnHelper);
-	// empty means shells are spawned directly. Carriers set it from
-	// SHELLPORT_SPAWN_HELPER or, on macOS, to the helper shipped beside
-	// them. A helper that is missing or not executable fails the runtime's
-	// initialization with an error naming the path; there is no silent
-	// fallback to direct spawning.
+	// SpawnHelper is the default path of shellport-spawn-helper, used when
+	// the config names none (tools.bash.spawnHelper). On Linux every
+	// process the tools start runs under it (a per-process supervisor); on
+	// macOS persistent shells start through it. Carriers set it from
+	// SHELLPORT_SPAWN_HELPER or to the helper shipped beside them. A helper
+	// that is missing or not executable fails the runtime's initialization
+	// with an error naming the path; there is no silent fallback to direct
+	// spawning, and on Linux no helper at all fails it too.
 	SpawnHelper string
+	// SpawnHelperNotFound is the error initialization reports when the
+	// helper is required (Linux) and neither the config nor SpawnHelper
+	// names one; carriers say there where they looked
+	// (spawnhelper.NotFound).
+	SpawnHelperNotFound error
 }
 
 // Runtime serves the shellport message set.

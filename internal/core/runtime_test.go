@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -120,7 +121,7 @@ func TestSerialToolRunsInArrivalOrder(t *testing.T) {
 	t.Cleanup(func() { testOnlyExtraTools = nil })
 
 	col := &collector{msgs: map[string]string{}, got: make(chan struct{}, 1000)}
-	rt := New(Options{Send: col.send})
+	rt := New(Options{Send: col.send, SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = rt.Close() })
 	rt.Deliver([]byte(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/","id":"s"}}`))
 	const n = 40
@@ -151,7 +152,7 @@ func TestSerialToolRunsInArrivalOrder(t *testing.T) {
 
 func TestManySessionsConcurrently(t *testing.T) {
 	col := &collector{msgs: map[string]string{}, got: make(chan struct{}, 10000)}
-	rt := New(Options{Config: Config{TestTools: true}, Send: col.send})
+	rt := New(Options{Config: Config{TestTools: true}, Send: col.send, SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = rt.Close() })
 	const n = 64
 	for i := 0; i < n; i++ {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shellport/shellport/internal/testkit"
+
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -31,7 +33,7 @@ func TestNoticeOfClosedSessionNeverReachesNewSessionWithSameID(t *testing.T) {
 	testOnlyExtraTools = func(h tools.Host) []tools.Tool { kt.host = h; return []tools.Tool{kt} }
 	t.Cleanup(func() { testOnlyExtraTools = nil })
 	col := &collector{msgs: map[string]string{}, got: make(chan struct{}, 100)}
-	rt := New(Options{Send: col.send})
+	rt := New(Options{Send: col.send, SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = rt.Close() })
 
 	keyOf := func(id string) string {

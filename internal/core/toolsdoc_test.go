@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -29,7 +30,7 @@ func TestToolsDoc(t *testing.T) {
 		if err := cfg.check(); err != nil {
 			t.Fatal(err)
 		}
-		list, err := buildTools(cfg, tools.Host{SpillDir: t.TempDir()}, "")
+		list, err := buildTools(cfg, tools.Host{SpillDir: t.TempDir()}, Options{SpawnHelper: testkit.SpawnHelper(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,14 +5,14 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/shellport/shellport/internal/testkit"
 )
 
 // testWait bounds every wait in these tests. It is a deadlock guard, never a
@@ -137,64 +137,53 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-var (
-	helperOnce sync.Once
-	helperPath string
-	helperErr  error
-)
-
 // spawnHelper builds cmd/shellport-spawn-helper once per test binary.
 func spawnHelper(t *testing.T) string {
 	t.Helper()
 	requirePTY(t)
-	helperOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "shellport-helper-test-")
-		if err != nil {
-			helperErr = err
-			return
-		}
-		helperPath = filepath.Join(dir, "shellport-spawn-helper")
-		cmd := exec.Command("go", "build", "-o", helperPath, "../../cmd/shellport-spawn-helper")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			helperErr = &buildError{out: string(out), err: err}
-		}
-	})
-	if helperErr != nil {
-		t.Fatalf("build spawn helper: %v", helperErr)
-	}
-	return helperPath
+	return testkit.SpawnHelper(t)
 }
-
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 
 func TestMain(m *testing.M) {
 	if os.Getenv(orphanHelperEnv) != "" {
 		orphanHelper()
 		return
 	}
-	code := m.Run()
-	if helperPath != "" {
-		_ = os.RemoveAll(filepath.Dir(helperPath))
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // orphanHelperEnv makes the test binary act as a short-lived parent: it
-// starts a long sleep on a terminal, prints the sleep's pid and exits
-// without closing it, so a test can check the parent-death signal.
-const orphanHelperEnv = "SHELLPORT_PTY_ORPHAN_HELPER"
+// starts a long sleep on a terminal (or, with orphanScriptEnv, bash running
+// that script, waiting until it prints "started"), prints the program's pid
+// and exits without closing it, so a test can check what dies with the
+// runtime. orphanHelperEnv+"_SPAWN_HELPER" names the spawn helper to use.
+const (
+	orphanHelperEnv = "SHELLPORT_PTY_ORPHAN_HELPER"
+	orphanScriptEnv = "SHELLPORT_PTY_ORPHAN_SCRIPT"
+)
 
 func orphanHelper() {
-	p, err := Start(context.Background(), Options{Path: "sleep", Args: []string{"300"}})
+	opts := Options{Path: "sleep", Args: []string{"300"}, SpawnHelper: os.Getenv(orphanHelperEnv + "_SPAWN_HELPER")}
+	script := os.Getenv(orphanScriptEnv)
+	if script != "" {
+		opts.Path, opts.Args = "bash", []string{"--noprofile", "--norc", "-c", script}
+	}
+	p, err := Start(context.Background(), opts)
 	if err != nil {
 		_, _ = os.Stdout.WriteString("error: " + err.Error() + "\n")
 		return
+	}
+	if script != "" {
+		var seen []byte
+		buf := make([]byte, 4096)
+		for !strings.Contains(string(seen), "started") {
+			n, err := p.Read(buf)
+			seen = append(seen, buf[:n]...)
+			if err != nil {
+				_, _ = os.Stdout.WriteString("error: output ended: " + string(seen) + "\n")
+				return
+			}
+		}
 	}
 	_, _ = os.Stdout.WriteString("pid " + strconv.Itoa(p.Pid()) + "\n")
 }

@@ -14,6 +14,10 @@ const (
 	ioctlSetTermios = unix.TIOCSETA
 )
 
+// supervised is false: there is no child subreaper on darwin, so the spawn
+// helper is only the exec shim that attaches the controlling terminal.
+const supervised = false
+
 // pollable keeps the master in blocking mode: kqueue does not support
 // terminal devices, so the Go poller cannot wait on it.
 func pollable(master *os.File) (*os.File, error) { return master, nil }

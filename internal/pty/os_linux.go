@@ -15,6 +15,9 @@ const (
 	ioctlSetTermios = unix.TCSETS
 )
 
+// supervised: with a spawn helper, programs run under a supervisor.
+const supervised = true
+
 // pollable returns the master as a non-blocking file registered with the Go
 // poller, so that Close wakes a blocked Read. creack/pty hands it back in
 // blocking mode (its ioctls go through Fd), so take a fresh descriptor.

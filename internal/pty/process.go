@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/shellport/shellport/internal/spawnhelper"
 )
 
 // reapTimeout bounds how long Close waits for a killed program to be reaped.
@@ -21,15 +23,29 @@ func newProcess(proc *os.Process, master *os.File, ttyName string) *Process {
 		master:  master,
 		reaped:  make(chan struct{}),
 	}
-	go p.reap(proc)
+	go p.reap(proc.Wait)
+	return p
+}
+
+// newSupervised is a program running under its supervisor, whose status
+// is the program's.
+func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string) *Process {
+	p := &Process{
+		pid:     sup.Pid(),
+		ttyName: ttyName,
+		master:  master,
+		reaped:  make(chan struct{}),
+		sup:     sup,
+	}
+	go p.reap(sup.Wait)
 	return p
 }
 
 // reap waits for this one child (never for any child: the host owns the
 // others) and records how it ended.
-func (p *Process) reap(proc *os.Process) {
+func (p *Process) reap(wait func() (*os.ProcessState, error)) {
 	defer close(p.reaped)
-	state, err := proc.Wait()
+	state, err := wait()
 	if err != nil {
 		// ECHILD: the host ignores SIGCHLD and the kernel reaped the child.
 		p.status = ExitStatus{Code: -1}
@@ -58,6 +74,23 @@ func (p *Process) read(b []byte) (int, error) {
 func (p *Process) close() error {
 	p.closeOnce.Do(p.doClose)
 	return p.err
+}
+
+func (p *Process) killSession() error {
+	if p.sup == nil {
+		return killSession(p.pid)
+	}
+	if err := p.sup.KillAll(); err != nil {
+		return fmt.Errorf("pty: %w", err)
+	}
+	timer := time.NewTimer(reapTimeout)
+	defer timer.Stop()
+	select {
+	case <-p.reaped:
+		return nil
+	case <-timer.C:
+		return fmt.Errorf("pty: supervisor of process %d still running %v after it was told to kill everything", p.pid, reapTimeout)
+	}
 }
 
 func (p *Process) doClose() {

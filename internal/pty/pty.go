@@ -1,30 +1,41 @@
 // Package pty runs one program on a pseudo-terminal and manages it as a
 // terminal session: read and write the terminal, resize it, signal its
-// foreground process group, kill every process of the session, and wait for
+// foreground process group, kill every process it started, and wait for
 // the program with its exit code or signal.
 //
 // [Start] opens a terminal pair (creack/pty), starts the program in a new
 // session with the terminal as its controlling terminal and stdin, stdout and
-// stderr, and keeps only the master side. The program is either started
-// directly (Go's own setsid and TIOCSCTTY in the child) or, when
-// [Options.SpawnHelper] is set, through shellport-spawn-helper, which does the
-// same work in a separate tiny executable and then execs the program.
+// stderr, and keeps only the master side. How the program is started depends
+// on [Options.SpawnHelper]:
+//
+//   - On Linux with a helper (what the runtime always uses), the program runs
+//     under its own supervisor (internal/spawnhelper): a child subreaper that
+//     owns everything the program starts, even processes that leave its
+//     session, and kills all of it when the program ends, when
+//     [Process.KillSession] asks, or when the runtime dies (a pipe it
+//     watches reaches end of file).
+//   - On macOS with a helper, the helper is an exec shim that makes the
+//     session and the controlling terminal and then becomes the program, so
+//     that the multithreaded host is never forked.
+//   - Without a helper the program is started directly (Go's own setsid and
+//     TIOCSCTTY in the child), with a parent-death signal on Linux.
 //
 // # Lifetime
 //
-// On Linux the program gets a parent-death signal (SIGKILL): if the runtime
-// dies, so does the program. The kernel delivers it when the OS thread that
-// created the child exits, not when the process exits, so Start always spawns
-// from a fresh goroutine: goroutines started with go run on threads the Go
-// runtime owns and never retires, whereas a call that arrived from C (the
-// shellport shared library loaded into Python) runs on a foreign thread that
-// may exit as soon as the call returns, which would kill the program with it.
-// For the same reason the spawning goroutine never calls
-// runtime.LockOSThread: a locked goroutine that ends takes its thread down.
+// [Process.Close] kills everything the program started and reaps it. Under
+// a supervisor that is every process the program started; otherwise it is
+// every process of the program's session, so processes that left the
+// session on purpose (setsid, daemons) survive, and on macOS nothing
+// survives the runtime's death only if the runtime closed its processes.
 //
-// [Process.Close] kills the whole session and reaps the program, so nothing
-// it started survives as an orphan or a zombie, except processes that left
-// the session on purpose (setsid, daemons).
+// A direct start on Linux gives the program a parent-death signal
+// (SIGKILL). The kernel delivers it when the OS thread that created the
+// child exits, not when the process exits, so Start always spawns from a
+// fresh goroutine: goroutines started with go run on threads the Go runtime
+// owns and never retires, whereas a call that arrived from C (the shellport
+// shared library loaded into Python) runs on a foreign thread that may exit
+// as soon as the call returns. A supervisor checks that its parent process
+// is really gone before acting on that signal.
 //
 // # Reading
 //
@@ -41,6 +52,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"github.com/shellport/shellport/internal/spawnhelper"
 )
 
 // Winsize is a terminal size in character cells.
@@ -67,8 +80,9 @@ type Options struct {
 	// usually wants neither, so both are off unless set.
 	Echo bool
 	CRLF bool
-	// SpawnHelper, when set, is the path of shellport-spawn-helper; the
-	// program is then started through it instead of directly.
+	// SpawnHelper, when set, is the path of shellport-spawn-helper: the
+	// program then runs under a supervisor (Linux) or is started through
+	// the exec shim (macOS) instead of directly.
 	SpawnHelper string
 }
 
@@ -102,6 +116,7 @@ type Process struct {
 	master  *os.File
 	reaped  chan struct{} // closed once the program has been waited for
 	status  ExitStatus
+	sup     *spawnhelper.Process // the program's supervisor, or nil
 
 	closeOnce sync.Once
 	err       error // Close's result, set inside closeOnce
@@ -116,7 +131,8 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	return start(ctx, opts)
 }
 
-// Pid is the program's process id, which is also its session id.
+// Pid is the program's process id, which is also its session id. Under a
+// supervisor it is the program's, not the supervisor's.
 func (p *Process) Pid() int { return p.pid }
 
 // TTY is the path of the terminal's slave side ("/dev/pts/3").
@@ -137,16 +153,24 @@ func (p *Process) Resize(size Winsize) error { return p.resize(size) }
 // falling back to the program's own group when the terminal has none.
 func (p *Process) SignalForeground(sig syscall.Signal) error { return p.signalForeground(sig) }
 
-// KillSession sends SIGKILL to every process whose session is the
-// program's, the program included, until none is left.
-func (p *Process) KillSession() error { return killSession(p.pid) }
+// KillSession kills the program and what it started, and returns once they
+// are gone: under a supervisor, every process the program started, in any
+// session, and the program has then been reaped; otherwise every process
+// whose session is the program's, until none is left.
+func (p *Process) KillSession() error { return p.killSession() }
+
+// Lost reports whether the program's supervisor was itself killed (a
+// command that ran kill -9 on its parent), so that processes which had
+// left the program's session may have survived. Valid once Done is closed.
+func (p *Process) Lost() bool { return p.sup != nil && p.sup.Lost() }
 
 // WaitingForInput reports whether a process of the foreground group is
 // blocked reading the terminal. It is a best-effort probe: false when the
 // platform cannot tell.
 func (p *Process) WaitingForInput() bool { return p.waitingForInput() }
 
-// Done is closed once the program has ended and been reaped.
+// Done is closed once the program has ended and been reaped (under a
+// supervisor: once everything it started is gone too).
 func (p *Process) Done() <-chan struct{} { return p.reaped }
 
 // Wait waits for the program to end, or for ctx.

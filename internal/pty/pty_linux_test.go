@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/shellport/shellport/internal/testkit"
 )
 
 // sessionMembers lists the live processes of session sid.
@@ -114,4 +116,65 @@ func TestParentDeathKillsProgram(t *testing.T) {
 	pid, _ := strconv.Atoi(pidStr)
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	eventually(t, "orphaned program killed", func() bool { return !alive(pid) })
+}
+
+// Issue 10 (processes that escape): under its supervisor, a terminal
+// program's processes all die with Close, including those that left its
+// session (setsid), double forks, nohup, disown and set -m jobs; while the
+// program runs they keep running.
+func TestSupervisedCloseKillsEverything(t *testing.T) {
+	marker := testkit.Marker()
+	t.Cleanup(func() { testkit.KillProcs(marker) })
+	p, rd := startBash(t, Options{SpawnHelper: spawnHelper(t)}, testkit.Escapes(marker)+"\nread -r _")
+	rd.waitFor(t, "started")
+	testkit.WaitProcs(t, marker, testkit.EscapeKinds)
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if left := testkit.Procs(marker); len(left) != 0 {
+		t.Fatalf("processes survived Close: %v", left)
+	}
+	if p.Lost() {
+		t.Fatal("the supervisor was reported lost")
+	}
+}
+
+// KillSession under a supervisor returns once the program is reaped, with
+// the program's own status (SIGKILL), and everything is gone.
+func TestSupervisedKillSession(t *testing.T) {
+	marker := testkit.Marker()
+	t.Cleanup(func() { testkit.KillProcs(marker) })
+	p, rd := startBash(t, Options{SpawnHelper: spawnHelper(t)}, "setsid sleep "+marker+" & echo ready; wait")
+	rd.waitFor(t, "ready")
+	testkit.WaitProcs(t, marker, 1)
+	if err := p.KillSession(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Done():
+	default:
+		t.Fatal("KillSession returned before the program was reaped")
+	}
+	if st := wait(t, p); st.Signal != syscall.SIGKILL {
+		t.Fatalf("status %+v, want SIGKILL", st)
+	}
+	if left := testkit.Procs(marker); len(left) != 0 {
+		t.Fatalf("processes survived KillSession: %v", left)
+	}
+}
+
+// Issue 10: when the runtime dies without closing anything (here a test
+// binary that exits), every process its supervised program started dies
+// with it, however it detached.
+func TestSupervisedProgramDiesWithTheRuntime(t *testing.T) {
+	marker := testkit.Marker()
+	t.Cleanup(func() { testkit.KillProcs(marker) })
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), orphanHelperEnv+"=1", orphanHelperEnv+"_SPAWN_HELPER="+spawnHelper(t),
+		orphanScriptEnv+"="+testkit.Escapes(marker)+"\nsleep "+marker)
+	out, err := cmd.Output()
+	if err != nil || !strings.HasPrefix(string(out), "pid ") {
+		t.Fatalf("orphan parent: %v, said %q", err, out)
+	}
+	testkit.WaitNoProcs(t, marker, "processes of a program whose runtime exited")
 }

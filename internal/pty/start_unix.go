@@ -10,6 +10,8 @@ import (
 
 	creack "github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/shellport/shellport/internal/spawnhelper"
 )
 
 func start(ctx context.Context, opts Options) (_ *Process, err error) {
@@ -36,26 +38,41 @@ func start(ctx context.Context, opts Options) (_ *Process, err error) {
 		return nil, err
 	}
 
+	if opts.SpawnHelper != "" && supervised {
+		sup, err := spawnhelper.Start(ctx, spawnhelper.Spec{
+			Helper: opts.SpawnHelper,
+			Path:   path,
+			Args:   append([]string{opts.Path}, opts.Args...),
+			Dir:    opts.Dir,
+			Env:    opts.Env,
+			TTY:    tty,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pty: start %q: %w", opts.Path, err)
+		}
+		return newSupervised(sup, master, tty.Name()), nil
+	}
+
 	argv := append([]string{opts.Path}, opts.Args...)
 	attr := &os.ProcAttr{Dir: opts.Dir, Env: opts.Env, Files: []*os.File{tty, tty, tty}, Sys: &syscall.SysProcAttr{}}
 	prog := path
 	if opts.SpawnHelper != "" {
-		// The helper makes the session and the controlling terminal itself
-		// from fd 3, then execs the program in DIR.
+		// The exec shim makes the session and the controlling terminal
+		// itself from fd 3, then execs the program in DIR.
 		dir := opts.Dir
 		if dir == "" {
 			dir = "."
 		}
 		prog = opts.SpawnHelper
-		argv = append([]string{opts.SpawnHelper, dir, path}, opts.Args...)
+		argv = append([]string{opts.SpawnHelper, "--argv0", opts.Path, "--", dir, path}, opts.Args...)
 		attr.Dir = ""
 		attr.Files = append(attr.Files, tty)
 	} else {
 		attr.Sys.Setsid = true
 		attr.Sys.Setctty = true
 		attr.Sys.Ctty = 0 // the child's fd 0, which is tty
+		setParentDeath(attr.Sys)
 	}
-	setParentDeath(attr.Sys)
 
 	proc, err := spawn(ctx, prog, argv, attr)
 	if err != nil {

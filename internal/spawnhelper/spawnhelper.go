@@ -1,9 +1,19 @@
-// Package spawnhelper finds shellport-spawn-helper for the carriers: the
-// shared library looks beside itself, the executable beside itself, and
-// both honour SHELLPORT_SPAWN_HELPER first.
+// Package spawnhelper is the runtime's side of shellport-spawn-helper, the
+// small C program (cmd/shellport-spawn-helper) through which every process
+// the runtime starts is spawned: where to find it, and on Linux how to start
+// a program under it as a supervisor and read what it reports.
+//
+// On Linux each program runs under its own supervisor ([Start]): a child
+// subreaper that owns every process the program leaves behind and kills all
+// of them when the program ends, when the runtime asks ([Process.KillAll]),
+// or when the runtime is gone — a life pipe whose write end this process
+// holds for its whole life reaches end of file in every supervisor at once
+// when the process dies, however it dies. On macOS the helper is an exec
+// shim for terminals (see internal/pty); there is no subreaper there.
 package spawnhelper
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -38,6 +48,24 @@ func Find(dir string) string {
 	return helper
 }
 
+// Required reports whether this platform cannot run commands without the
+// helper: on Linux every process the runtime starts runs under it, and a
+// runtime that cannot find it refuses to start rather than run commands
+// unsupervised.
+func Required() bool { return runtime.GOOS == "linux" }
+
+// NotFound is the error a runtime reports when the helper is required and
+// Find found none. where says where the carrier looked ("beside the
+// library"), dir is that directory ("" when it could not tell).
+func NotFound(dir, where string) error {
+	looked := "its directory could not be determined"
+	if dir != "" {
+		looked = "there is no " + Name + " in " + dir
+	}
+	return fmt.Errorf("%s is required on %s to run commands and was not found: %s is not set, and %s (%s); reinstall shellport, or set %s to the helper's path",
+		Name, runtime.GOOS, EnvVar, looked, where, EnvVar)
+}
+
 // BesideExecutable returns the directory of the running executable,
 // following a symlink to it (as when it is linked onto PATH), or "".
 func BesideExecutable() string {
@@ -52,6 +80,7 @@ func BesideExecutable() string {
 }
 
 // shipped reports whether builds for this platform ship the helper beside
-// the library and the executable. Only macOS needs it: posix_spawn there can
-// create a session but not attach its controlling terminal.
-func shipped() bool { return runtime.GOOS == "darwin" }
+// the library and the executable: Linux (the supervisor) and macOS (the
+// terminal exec shim: posix_spawn there can create a session but not
+// attach its controlling terminal).
+func shipped() bool { return runtime.GOOS == "linux" || runtime.GOOS == "darwin" }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -119,8 +120,15 @@ def test_execute_bit_is_restored(tmp_path: Path) -> None:
     copy = tmp_path / "shellport"
     shutil.copyfile(binary_path(), copy)
     copy.chmod(0o644)
+    helper = tmp_path / _native.HELPER_NAME
+    shutil.copyfile(Path(binary_path()).parent / _native.HELPER_NAME, helper)
+    helper.chmod(0o644)
     with shellport.Runtime(CONFIG, "process", binary_path=copy) as rt:
         assert rt.version == shellport.__version__
+        with rt.session(tmp_path) as s:  # commands start through the helper beside the copy
+            assert s.call("bash", {"command": "echo ok", "description": "Say ok"}).text == "ok\n"
+    assert os.access(copy, os.X_OK)
+    assert os.access(helper, os.X_OK)
 
 
 def test_one_library_per_process(tmp_path: Path) -> None:

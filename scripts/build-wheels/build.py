@@ -4,9 +4,11 @@
     build.py build [--targets all|native|NAME,...] [--out DIR] [--stage DIR]
     build.py check WHEEL...            structure, tags, binaries, auditwheel
     build.py repro WHEEL...            rebuild in a scratch stage, compare bytes
-    build.py smoke WHEEL [--helper P]  offline install in a fresh venv, then run
+    build.py smoke WHEEL               offline install in a fresh venv, then run
     build.py smoke-qemu WHEEL          aarch64 executable and library under qemu
     build.py native-wheel DIR          print the wheel in DIR for this machine
+    build.py helpers [--out DIR]       the spawn helper for every OS/arch this
+                                       machine can build (GoReleaser's hook)
 
 Targets: manylinux-x86_64, manylinux-aarch64, musllinux-x86_64,
 musllinux-aarch64, macos-x86_64, macos-arm64. "all" is every target, and
@@ -31,7 +33,18 @@ import check as checks  # noqa: E402
 import metadata  # noqa: E402
 import smoke  # noqa: E402
 from binfmt import read_macho  # noqa: E402
-from targets import EXE, HELPER, ROOT, TARGETS, BuildError, Target, build_natives, library_toolchain  # noqa: E402
+from targets import (  # noqa: E402
+    EXE,
+    HELPER,
+    ROOT,
+    TARGETS,
+    BuildError,
+    Target,
+    build_helper,
+    build_natives,
+    helper_toolchain,
+    library_toolchain,
+)
 from wheelfile import Entry, write_wheel  # noqa: E402
 
 
@@ -92,9 +105,8 @@ def platform_tags(t: Target, natives: dict[str, Path]) -> list[str]:
 
 
 def require_helper(t: Target, natives: dict[str, Path]) -> None:
-    """A macOS wheel without a runnable helper must never be produced."""
-    if not t.helper:
-        return
+    """A wheel without a runnable helper must never be produced: on Linux no
+    command runs without it, and on macOS no persistent shell starts."""
     helper = natives.get(HELPER)
     if helper is None or not helper.is_file():
         raise BuildError(f"{t.name}: {HELPER} is missing; refusing to build the wheel")
@@ -156,6 +168,22 @@ def repro(wheels: list[Path]) -> None:
             print(f"reproducible: {wheel.name} ({checks.sha256(wheel)[:16]}…)")
 
 
+def helpers(out: Path) -> None:
+    """Build the helper once per OS/arch into out/OS_ARCH/, skipping what this machine cannot build."""
+    done = set()
+    for t in TARGETS.values():
+        key = f"{t.goos}_{t.goarch}"
+        if key in done:
+            continue
+        done.add(key)
+        cc, why = helper_toolchain(t)
+        if cc is None:
+            print(f"note: no {HELPER} for {key}: {why}")
+            continue
+        build_helper(t, out / key / HELPER)
+        print(f"built {out / key / HELPER}")
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -170,11 +198,12 @@ def main(argv: list[str]) -> int:
     r.add_argument("wheels", nargs="+", type=Path)
     s = sub.add_parser("smoke")
     s.add_argument("wheel", type=Path)
-    s.add_argument("--helper", type=Path, default=None)
     q = sub.add_parser("smoke-qemu")
     q.add_argument("wheel", type=Path)
     n = sub.add_parser("native-wheel", help="print the wheel in DIR that this machine can run")
     n.add_argument("dir", type=Path)
+    h = sub.add_parser("helpers", help="build the spawn helper for every OS/arch this machine can")
+    h.add_argument("--out", type=Path, default=ROOT / "build" / "helpers")
     args = p.parse_args(argv)
     try:
         if args.cmd == "build":
@@ -189,9 +218,11 @@ def main(argv: list[str]) -> int:
         elif args.cmd == "repro":
             repro(args.wheels)
         elif args.cmd == "smoke":
-            smoke.smoke_venv(args.wheel, args.helper)
+            smoke.smoke_venv(args.wheel)
         elif args.cmd == "smoke-qemu":
             smoke.smoke_qemu(args.wheel)
+        elif args.cmd == "helpers":
+            helpers(args.out)
         elif args.cmd == "native-wheel":
             want = TARGETS[native_target()]
             found = [w for w in sorted(args.dir.glob("*.whl")) if checks.target_of(w) == want]

@@ -154,7 +154,7 @@ def _check_modes(infos: list[zipfile.ZipInfo]) -> list[str]:
 
 
 def _check_natives(t: Target, natives: dict[str, bytes], plat: str) -> list[str]:
-    want = {EXE} | ({HELPER} if t.helper else set())
+    want = {EXE, HELPER}
     optional = {t.libname} if t.library else set()
     problems = []
     if t.manylinux and t.libname not in natives:
@@ -172,7 +172,7 @@ def _check_natives(t: Target, natives: dict[str, bytes], plat: str) -> list[str]
             info = read_elf(blob)
             if info.machine != t.arch:
                 problems.append(f"{fname} is built for {info.machine}, not {t.arch}")
-            if fname == EXE and not info.static:
+            if fname in (EXE, HELPER) and not info.static:
                 problems.append(f"{fname} must be static (needs {info.interpreter} {info.needed})")
             if fname == t.libname:
                 if set(info.needed) - {"libc.so.6"}:

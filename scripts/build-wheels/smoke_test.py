@@ -1,4 +1,4 @@
-"""The smoke test an installed wheel must pass: persistent bash and the editor.
+"""The smoke test an installed wheel must pass: persistent and one-shot bash, the editor.
 
 Run by the Python that has the wheel installed (smoke.py sets that up), never
 from the source tree:
@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 
 import shellport
 
@@ -40,6 +41,8 @@ def smoke(transport: str | list[str], marker: str | None) -> None:
             with rt.session(cwd=work) as s:
                 _persistent_bash(s, work)
                 _editor(s, work)
+        with shellport.Runtime(transport=transport) as rt, rt.session(cwd=work) as s:
+            _oneshot_bash(s)
         if marker is not None:
             try:
                 with open(marker) as f:
@@ -61,6 +64,31 @@ def _persistent_bash(s: shellport.Session, work: str) -> None:
     r = s.call("bash", {"command": "exit 3"})
     if r.is_error:
         fail(f"a shell exiting is a result, not an error: {r.text!r}")
+
+
+def _oneshot_bash(s: shellport.Session) -> None:
+    mark = f"{3600 + os.getpid() % 1000}.{os.getpid()}"
+    r = s.call("bash", {"command": f"setsid sleep {mark} </dev/null >/dev/null 2>&1 & echo $!",
+                        "description": "Start a detached sleep"})
+    if r.is_error or not r.text.strip().isdigit():
+        fail(f"one-shot bash: {r.text!r}")
+    if not sys.platform.startswith("linux"):
+        return
+    pid = int(r.text)
+    deadline = time.monotonic() + 30
+    while os.path.exists(f"/proc/{pid}") and _state(pid) not in ("Z", "X", ""):
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            fail("a process the command detached with setsid outlived it (no supervisor?)")
+        time.sleep(0.02)
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
 
 
 def _editor(s: shellport.Session, work: str) -> None:

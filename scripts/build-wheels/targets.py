@@ -1,9 +1,12 @@
-"""The wheel targets and the reproducible Go builds of their native files.
+"""The wheel targets and the reproducible builds of their native files.
 
-Every native file is built with -trimpath, -buildvcs=false and an empty
-build id, stripped at link time (-s -w: never strip or re-sign afterwards,
-that breaks macOS code signatures), with GOFLAGS, GOAMD64 and GOARM64 fixed
-so the environment of the build machine cannot change the bytes.
+Every Go file is built with -trimpath, -buildvcs=false and an empty build
+id, stripped at link time (-s -w: never strip or re-sign afterwards, that
+breaks macOS code signatures), with GOFLAGS, GOAMD64 and GOARM64 fixed so
+the environment of the build machine cannot change the bytes. The spawn
+helper is C: static with gcc on Linux (so no libc version applies, and one
+file serves manylinux and musllinux), with clang on a Mac, and with zig's
+clang for Macs on Linux; stripped at link time, from a fixed command line.
 """
 
 from __future__ import annotations
@@ -28,7 +31,15 @@ EXE = "shellport"
 HELPER = "shellport-spawn-helper"
 
 # Debian packages that provide the Linux C cross compilers.
-CROSS_PACKAGES = {"aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu libc6-dev-arm64-cross"}
+CROSS_PACKAGES = {
+    "aarch64-linux-gnu-gcc": "gcc-aarch64-linux-gnu libc6-dev-arm64-cross",
+    "x86_64-linux-gnu-gcc": "gcc-x86-64-linux-gnu libc6-dev-amd64-cross",
+}
+
+# The spawn helper's sources and flags; the Makefile and internal/testkit use
+# the same flags.
+HELPER_SOURCES = sorted((ROOT / "cmd" / "shellport-spawn-helper").glob("*.c"))
+HELPER_CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror"]
 
 
 class BuildError(Exception):
@@ -43,7 +54,6 @@ class Target:
     arch: str  # the wheel tag's spelling
     platform: str  # wheel platform tag(s); "macosx" ones are completed from the binaries
     library: bool  # ships the shared library
-    helper: bool  # ships shellport-spawn-helper
 
     @property
     def libname(self) -> str:
@@ -58,19 +68,19 @@ TARGETS = {
     t.name: t
     for t in [
         Target("manylinux-x86_64", "linux", "amd64", "x86_64",
-               "manylinux_2_17_x86_64.manylinux2014_x86_64", library=True, helper=False),
+               "manylinux_2_17_x86_64.manylinux2014_x86_64", library=True),
         Target("manylinux-aarch64", "linux", "arm64", "aarch64",
-               "manylinux_2_17_aarch64.manylinux2014_aarch64", library=True, helper=False),
+               "manylinux_2_17_aarch64.manylinux2014_aarch64", library=True),
         # musl cannot load a Go shared library (golang/go#54805): the static
         # executable alone serves the process transport there.
         Target("musllinux-x86_64", "linux", "amd64", "x86_64",
-               "musllinux_1_1_x86_64", library=False, helper=False),
+               "musllinux_1_1_x86_64", library=False),
         Target("musllinux-aarch64", "linux", "arm64", "aarch64",
-               "musllinux_1_1_aarch64", library=False, helper=False),
+               "musllinux_1_1_aarch64", library=False),
         # The dylib is added only where a macOS toolchain exists (see
         # library_toolchain); without it the wheel works through the executable.
-        Target("macos-x86_64", "darwin", "amd64", "x86_64", "macosx", library=True, helper=True),
-        Target("macos-arm64", "darwin", "arm64", "arm64", "macosx", library=True, helper=True),
+        Target("macos-x86_64", "darwin", "amd64", "x86_64", "macosx", library=True),
+        Target("macos-arm64", "darwin", "arm64", "arm64", "macosx", library=True),
     ]
 }
 
@@ -93,6 +103,41 @@ def library_toolchain(t: Target) -> tuple[list[str] | None, str]:
         arch = {"amd64": "x86_64", "arm64": "arm64"}[t.goarch]
         return ["clang", "-arch", arch, f"-mmacosx-version-min={MACOS_MIN}"], ""
     return None, f"no shared library for {t.goos}"
+
+
+def helper_toolchain(t: Target) -> tuple[list[str] | None, str]:
+    """Return (C compiler argv with target flags, "") for the helper of t, or (None, why not)."""
+    host = sys.platform
+    if t.goos == "linux":
+        if host != "linux":
+            return None, "the Linux helper is built on Linux (static, with gcc)"
+        native = {"amd64": "x86_64", "arm64": "aarch64"}[t.goarch] == platform.machine()
+        cc = "gcc" if native else f"{t.arch}-linux-gnu-gcc"
+        if shutil.which(cc) is None:
+            return None, f"{cc} is not installed (apt-get install {CROSS_PACKAGES.get(cc, 'gcc')})"
+        return [cc, "-static"], ""
+    arch = {"amd64": "x86_64", "arm64": "arm64"}[t.goarch]
+    if host == "darwin" and shutil.which("clang") is not None:
+        return ["clang", "-arch", arch, f"-mmacosx-version-min={MACOS_MIN}"], ""
+    zig = os.environ.get("ZIG", "").split()
+    if zig:
+        zarch = {"amd64": "x86_64", "arm64": "aarch64"}[t.goarch]
+        return [*zig, "cc", "-target", f"{zarch}-macos.{MACOS_MIN}"], ""
+    return None, ("the macOS helper needs clang on a Mac, or zig elsewhere "
+                  "(make wheel-tools installs it; ZIG='python -m ziglang' names it)")
+
+
+def build_helper(t: Target, out: Path) -> None:
+    """Compile the spawn helper for t into out (whose name is part of a Mach-O signature)."""
+    cc, why = helper_toolchain(t)
+    if cc is None:
+        raise BuildError(f"{t.name}: cannot build {HELPER}: {why}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("CFLAGS", "LDFLAGS", "CPATH", "LIBRARY_PATH")}
+    proc = subprocess.run([*cc, *HELPER_CFLAGS, "-s", "-o", str(out), *map(str, HELPER_SOURCES)],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"building {HELPER} for {t.name} failed ({' '.join(cc)}):\n{proc.stderr.strip()}")
 
 
 def _go_env(goos: str, goarch: str, cgo: bool) -> dict[str, str]:
@@ -159,11 +204,10 @@ def build_natives(t: Target, stage: Path, *, with_library: bool) -> dict[str, Pa
     if not exe.exists():
         build_executable(t.goos, t.goarch, "./cmd/shellport", exe)
     files[EXE] = exe
-    if t.helper:
-        helper = d / HELPER
-        if not helper.exists():
-            build_executable(t.goos, t.goarch, "./cmd/shellport-spawn-helper", helper)
-        files[HELPER] = helper
+    helper = d / HELPER
+    if not helper.exists():
+        build_helper(t, helper)
+    files[HELPER] = helper
     if t.library and with_library:
         lib = d / t.libname
         if not lib.exists():

@@ -1,5 +1,6 @@
-"""Tests of the wheel builder that need no Go build (issue 6): the macOS
-helper gate, zip entry modes, RECORD, the Mach-O reader and the tag rule.
+"""Tests of the wheel builder that need no Go build (issues 6 and 10): the
+spawn-helper gate of every wheel, zip entry modes, RECORD, the Mach-O
+reader, the static-helper check and the tag rule.
 
     python -m pytest -q scripts/build-wheels
 """
@@ -137,3 +138,44 @@ def test_wheel_carries_every_entry_point_group(tmp_path: Path) -> None:
     assert "[inspect_ai]\nshellport = shellport.integrations.inspect_ai\n" in text
     assert "Provides-Extra: inspect-ai" in metadata
     assert "shellport/integrations/inspect_ai.py" in zipfile.ZipFile(wheel).namelist()
+
+
+def elf(dynamic: bool) -> bytes:
+    """A minimal x86_64 ELF file: with an interpreter (dynamic) or without (static)."""
+    interp = b"/lib64/ld-linux-x86-64.so.2\0"
+    header = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+    header += struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, 0, 64 if dynamic else 0, 0, 0, 64, 56,
+                          1 if dynamic else 0, 64, 0, 0)
+    if not dynamic:
+        return header
+    return header + struct.pack("<IIQQQQQQ", 3, 4, 120, 0, 0, len(interp), len(interp), 1) + interp
+
+
+def linux_natives(tmp_path: Path, helper: bytes | None) -> dict[str, Path]:
+    files = {EXE: tmp_path / EXE}
+    files[EXE].write_bytes(elf(dynamic=False))
+    files[EXE].chmod(0o755)
+    if helper is not None:
+        files[HELPER] = tmp_path / HELPER
+        files[HELPER].write_bytes(helper)
+        files[HELPER].chmod(0o755)
+    return files
+
+
+def assemble_linux(tmp_path: Path, files: dict[str, Path]) -> Path:
+    project = build.metadata.load_pyproject()["project"]
+    return build.assemble(TARGETS["musllinux-x86_64"], files, tmp_path / "out", project, 1_700_000_000)
+
+
+def test_linux_wheel_refused_without_helper(tmp_path: Path) -> None:
+    """Issue 10: on Linux no command runs without the helper, so no wheel lacks it."""
+    with pytest.raises(BuildError, match="shellport-spawn-helper is missing"):
+        assemble_linux(tmp_path, linux_natives(tmp_path, None))
+
+
+def test_linux_helper_must_be_static(tmp_path: Path) -> None:
+    """A static helper runs on every libc, so one file serves manylinux and musllinux."""
+    check.check(assemble_linux(tmp_path / "ok", linux_natives(tmp_path, elf(dynamic=False))))
+    wheel = assemble_linux(tmp_path / "bad", linux_natives(tmp_path, elf(dynamic=True)))
+    with pytest.raises(check.CheckError, match="shellport-spawn-helper must be static"):
+        check.check(wheel)

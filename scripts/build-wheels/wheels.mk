@@ -6,12 +6,11 @@
 #   make wheels        every wheel this machine can build into dist/, checked
 #                      (auditwheel for manylinux), rebuilt to prove the bytes
 #                      are reproducible, and smoke-tested (aarch64 under qemu)
-#   make wheel-tools   build/tools-venv with auditwheel
+#   make wheel-tools   build/tools-venv with auditwheel and zig (Linux)
+#   make helpers       the spawn helper for every OS/arch this machine can build
 
 WHEEL_BUILD  := $(PYTHON) scripts/build-wheels/build.py
-WHEEL_TOOLS  := build/tools-venv
 WHEEL_SMOKE  := build/wheel-smoke
-WHEEL_HELPER := build/wheel-helper/shellport-spawn-helper
 WHEEL_HOST   := $(shell uname -s)-$(shell uname -m)
 
 # What `make wheels` builds here. A Linux x86_64 host builds everything
@@ -25,34 +24,43 @@ else
 WHEEL_TARGETS ?= native
 endif
 
-.PHONY: wheels wheel-smoke wheel-tools
+.PHONY: wheels wheel-smoke wheel-tools helpers
 
-$(WHEEL_TOOLS)/bin/auditwheel:
+$(WHEEL_TOOLS)/bin/python:
 	$(PYTHON) -m venv $(WHEEL_TOOLS)
+
+$(WHEEL_TOOLS)/bin/auditwheel: $(WHEEL_TOOLS)/bin/python
 	$(WHEEL_TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check auditwheel
 
-wheel-tools: $(if $(filter Linux,$(shell uname -s)),$(WHEEL_TOOLS)/bin/auditwheel)
+$(ZIG_STAMP): $(WHEEL_TOOLS)/bin/python
+	$(WHEEL_TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check ziglang==$(ZIGLANG_VERSION)
+	touch $@
 
-# The helper is not in Linux wheels; the smoke test forces it through
-# SHELLPORT_SPAWN_HELPER to prove the lookup works from both transports.
-$(WHEEL_HELPER): $(GOFILES) go.mod go.sum
-	mkdir -p $(dir $@)
-	CGO_ENABLED=0 $(GO) build -trimpath -o $@ ./cmd/shellport-spawn-helper
+wheel-tools: $(if $(filter Linux,$(shell uname -s)),$(WHEEL_TOOLS)/bin/auditwheel $(ZIG_STAMP))
 
-wheel-smoke: venv wheel-tools $(WHEEL_HELPER)
+# Every wheel carries the helper; the smoke test runs each transport with
+# the one beside the native files and again through SHELLPORT_SPAWN_HELPER
+# (a wrapper that records its use), to prove both lookups.
+wheel-smoke: venv wheel-tools
 	$(VPY) -m pytest -q scripts/build-wheels
 	rm -rf $(WHEEL_SMOKE)
 	$(WHEEL_BUILD) build --targets native --out $(WHEEL_SMOKE)
 	$(WHEEL_BUILD) check $(if $(filter Linux,$(shell uname -s)),--require-auditwheel) $(WHEEL_SMOKE)/*.whl
-	$(WHEEL_BUILD) smoke $(WHEEL_SMOKE)/*.whl --helper $(WHEEL_HELPER)
+	$(WHEEL_BUILD) smoke $(WHEEL_SMOKE)/*.whl
 
-wheels: wheel-tools $(WHEEL_HELPER)
+wheels: wheel-tools
 	rm -rf dist
-	$(WHEEL_BUILD) build --targets $(WHEEL_TARGETS) --out dist
+	ZIG="$(ZIG)" $(WHEEL_BUILD) build --targets $(WHEEL_TARGETS) --out dist
 	$(WHEEL_BUILD) check $(if $(filter Linux,$(shell uname -s)),--require-auditwheel) dist/*.whl
-	$(WHEEL_BUILD) repro dist/*.whl
-	$(WHEEL_BUILD) smoke $$($(WHEEL_BUILD) native-wheel dist) --helper $(WHEEL_HELPER)
+	ZIG="$(ZIG)" $(WHEEL_BUILD) repro dist/*.whl
+	$(WHEEL_BUILD) smoke $$($(WHEEL_BUILD) native-wheel dist)
 ifeq ($(WHEEL_HOST),Linux-x86_64)
 	$(WHEEL_BUILD) smoke-qemu dist/*-manylinux_2_17_aarch64.*.whl
 endif
 	@ls -l dist
+
+# The spawn helper for every OS/arch this machine can build, into
+# build/helpers/OS_ARCH/ (GoReleaser's before hook puts them in its archives).
+helpers: wheel-tools
+	rm -rf build/helpers
+	ZIG="$(ZIG)" $(WHEEL_BUILD) helpers --out build/helpers

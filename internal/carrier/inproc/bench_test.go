@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/shellport/shellport/internal/core"
+	"github.com/shellport/shellport/internal/testkit"
 )
 
 // BenchmarkCallEcho is the runtime's own cost per tool call on the path the
 // C ABI uses: decode, dispatch, a trivial tool, result and presentation,
 // encode, and the hand-over of the reply.
 func BenchmarkCallEcho(b *testing.B) {
-	c := Open(core.Config{TestTools: true}, nil, false)
+	c := OpenOptions(core.Options{Config: core.Config{TestTools: true}, SpawnHelper: testkit.SpawnHelper(b)})
 	defer c.Close()
 	if _, err := c.Call([]byte(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/","id":"a"}}`)); err != nil {
 		b.Fatal(err)

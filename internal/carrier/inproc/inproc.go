@@ -37,14 +37,9 @@ type Conn struct {
 	closed bool
 }
 
-// Open returns a connection to a new runtime. A non-nil cfgErr is a config
-// that failed to parse; it is reported to the first request.
-func Open(cfg core.Config, cfgErr error, keepSpill bool) *Conn {
-	return OpenOptions(core.Options{Config: cfg, ConfigErr: cfgErr, KeepSpill: keepSpill})
-}
-
-// OpenOptions is Open with every runtime option; opts.Send is replaced by
-// the connection's own.
+// OpenOptions returns a connection to a new runtime made from opts;
+// opts.Send is replaced by the connection's own. (On Linux opts.SpawnHelper
+// must name the spawn helper, or the runtime's first request fails.)
 func OpenOptions(opts core.Options) *Conn {
 	c := &Conn{ready: make(chan struct{}, 1), done: make(chan struct{})}
 	opts.Send = c.enqueue

@@ -11,12 +11,13 @@ import (
 
 	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/testkit/lifecycle"
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
 
 func open(t *testing.T) *Conn {
 	t.Helper()
-	c := Open(core.Config{}, nil, false)
+	c := OpenOptions(core.Options{SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }

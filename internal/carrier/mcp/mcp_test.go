@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/testkit"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellport/shellport/internal/carrier/inproc"
@@ -63,7 +65,7 @@ func startEra(t *testing.T, cfg core.Config, cwd, version string) *fixture {
 	f := &fixture{clientOut: clientOut, served: make(chan error, 1)}
 	go func() {
 		f.served <- Serve(context.Background(), serverIn, serverOut, Options{
-			Core:             core.Options{Config: cfg},
+			Core:             core.Options{Config: cfg, SpawnHelper: testkit.SpawnHelper(t)},
 			Cwd:              cwd,
 			ProgressInterval: 20 * time.Millisecond,
 		})
@@ -199,7 +201,7 @@ func TestListToolsIsOurs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := inproc.Open(cfg, nil, false)
+	conn := inproc.OpenOptions(core.Options{Config: cfg, SpawnHelper: testkit.SpawnHelper(t)})
 	defer conn.Close()
 	reply, err := conn.Call([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"format":"mcp"}}`))
 	if err != nil {
@@ -250,7 +252,7 @@ func TestResultIsOurs(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := start(t, core.Config{}, dir)
-	conn := inproc.Open(core.Config{}, nil, false)
+	conn := inproc.OpenOptions(core.Options{SpawnHelper: testkit.SpawnHelper(t)})
 	defer conn.Close()
 	if _, err := conn.Call(mustJSON(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": map[string]any{"cwd": dir, "id": "s"}})); err != nil {
 		t.Fatal(err)
@@ -509,7 +511,7 @@ func TestStartErrors(t *testing.T) {
 		{core.Config{}, "/nonexistent/dir", `open session in "/nonexistent/dir"`},
 		{core.Config{Profile: "turbo"}, "/", `unknown profile "turbo"`},
 	} {
-		err := Serve(context.Background(), in, out, Options{Core: core.Options{Config: tc.cfg}, Cwd: tc.cwd})
+		err := Serve(context.Background(), in, out, Options{Core: core.Options{Config: tc.cfg, SpawnHelper: testkit.SpawnHelper(t)}, Cwd: tc.cwd})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want it to say %q", tc.cfg, err, tc.want)
 		}

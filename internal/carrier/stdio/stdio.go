@@ -2,9 +2,10 @@
 // newline-delimited JSON-RPC on a pair of streams (stdin and stdout).
 //
 // stdout carries protocol messages only. Serve returns after the exit
-// notification, when ctx ends (a signal), or at end of input once the
-// requests already read are answered — in every case after the runtime has
-// killed every process it started.
+// notification, when ctx ends (a signal, or the host's death: see
+// WatchParent), when nobody reads the output any more, or at end of input
+// once the requests already read are answered — in every case after the
+// runtime has killed every process it started.
 package stdio
 
 import (
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/shellport/shellport/internal/core"
@@ -27,13 +29,27 @@ const drainLimit = 11 * time.Minute
 // of out. It returns the error that ended reading, if any (end of input is
 // not one).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) error {
-	w := rpc.NewFrameWriter(out)
-	opts.Send = w.Write
-	rt := core.New(opts)
 	logw := opts.Log
 	if logw == nil {
 		logw = io.Discard
 	}
+	// A reply that cannot be written means nobody will read any: the host
+	// is gone, so everything stops now instead of at the calls' timeouts.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var writeFailed sync.Once
+	w := rpc.NewFrameWriter(out)
+	opts.Send = func(msg []byte) error {
+		err := w.Write(msg)
+		if err != nil {
+			writeFailed.Do(func() {
+				fmt.Fprintf(logw, "shellport serve: write output: %v: shutting down\n", err)
+				cancel()
+			})
+		}
+		return err
+	}
+	rt := core.New(opts)
 
 	inputDone := make(chan error, 1)
 	go func() { inputDone <- readLoop(rt, in) }()
@@ -42,18 +58,22 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 	select {
 	case readErr = <-inputDone:
 		// Answer what was already asked: every call is bounded by its tool's
-		// timeout, and an exit notification or ctx cuts the wait short.
-		drainCtx, cancel := context.WithTimeout(context.Background(), drainLimit)
+		// timeout, and an exit notification, ctx or an output nobody reads
+		// any more cuts the wait short.
+		drainCtx, stopDrain := context.WithTimeout(context.Background(), drainLimit)
+		gone := readerGone(out)
 		go func() {
 			select {
 			case <-rt.ExitRequested():
 			case <-ctx.Done():
+			case <-gone:
+				fmt.Fprintf(logw, "shellport serve: nobody reads the output any more: shutting down\n")
 			case <-drainCtx.Done():
 			}
-			cancel()
+			stopDrain()
 		}()
 		_ = rt.Drain(drainCtx) // on timeout Close below cancels what is left
-		cancel()
+		stopDrain()
 	case <-rt.ExitRequested():
 	case <-ctx.Done():
 	}
@@ -84,3 +104,10 @@ func readLoop(rt *core.Runtime, in io.Reader) error {
 		}
 	}
 }
+
+// WatchParent returns a channel that is closed when the process that
+// started this one exits: the host of `shellport serve` is gone, even if
+// something else still holds its end of stdin open. It never closes when
+// there is no parent to watch (a parent outside this pid namespace, or
+// init).
+func WatchParent() <-chan struct{} { return watchParent() }

@@ -15,10 +15,17 @@
 // session is open to anyone, and a call without a session cannot touch a task
 // that has an owner.
 //
-// Process groups are the unit of cleanup: a timeout sends SIGTERM and then
-// SIGKILL to the whole group; when a command's shell exits, whatever it left
-// running in its group is killed; closing a session kills that session's
-// tasks (their ownership records stay); Close kills everything.
+// On Linux every command runs under its own supervisor
+// (internal/spawnhelper), which owns every process the command starts,
+// however it detached: a timeout sends SIGTERM to the command's process
+// group and then has the supervisor SIGKILL everything; when a command's
+// shell exits, whatever it left running is killed; closing a session kills
+// that session's tasks (their ownership records stay); Close kills
+// everything; and the runtime's death kills everything too. Elsewhere the
+// process group is the unit of cleanup, and what leaves it survives.
+//
+// A command too long for one argument (128 KiB) reaches bash through a
+// sealed in-memory file and a -c trampoline (script.go).
 //
 // Result texts end in markers that [ParseStatus] reads back:
 //
@@ -74,8 +81,9 @@ type TaskParams struct {
 // New returns the bash, bash_output and bash_kill tools, in that order. They
 // share one executor: tasks started through the first are read and stopped
 // through the other two. cfg is the bash tool's configuration; New reads
-// TimeoutMs, MaxTimeoutMs, MaxOutputChars, MaxTasks, MaxLogBytes, Shell and
-// Description (the last for bash only).
+// TimeoutMs, MaxTimeoutMs, MaxOutputChars, MaxTasks, MaxLogBytes, Shell,
+// SpawnHelper (required on Linux, where every command runs under its own
+// supervisor) and Description (the last for bash only).
 //
 // Each tool implements [tools.SessionCloser] and [tools.Closer]; calling
 // them on all three, or twice, is harmless.

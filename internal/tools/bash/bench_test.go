@@ -1,10 +1,16 @@
 package bash_test
 
 import (
+	"context"
 	"encoding/json"
 	"os/exec"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/shellport/shellport/internal/spawnhelper"
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/bash"
 )
@@ -12,7 +18,7 @@ import (
 // BenchmarkTrue is one one-shot `true` through the tool: spawn, wait, drain
 // and format.
 func BenchmarkTrue(b *testing.B) {
-	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, tools.Config{})
+	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, tools.Config{SpawnHelper: testkit.SpawnHelper(b)})
 	defer ts[0].(tools.Closer).Close()
 	c := &tools.Call{ID: "b", Session: tools.Session{ID: "s", Key: "s", Cwd: b.TempDir()},
 		Arguments: json.RawMessage(`{"command":"true","description":"Do nothing"}`)}
@@ -37,4 +43,64 @@ func BenchmarkExecTrue(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSupervisedTrue is `bash -c true` started under its supervisor
+// (shellport-spawn-helper) and waited for, as every one-shot command runs
+// on Linux: compare with BenchmarkExecTrue for the helper's cost.
+func BenchmarkSupervisedTrue(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("commands run under a supervisor on linux only")
+	}
+	path, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("no bash")
+	}
+	helper := testkit.SpawnHelper(b)
+	for b.Loop() {
+		p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: path, Args: []string{"bash", "-c", "true"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st, err := p.Wait(); err != nil || !st.Success() {
+			b.Fatalf("%v %v", st, err)
+		}
+	}
+}
+
+// BenchmarkSupervisedVsDirect alternates `bash -c true` started directly and
+// under its supervisor, one of each per iteration, and reports both
+// medians: pairing the two keeps a shared machine's drift out of the
+// comparison.
+func BenchmarkSupervisedVsDirect(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("commands run under a supervisor on linux only")
+	}
+	path, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("no bash")
+	}
+	helper := testkit.SpawnHelper(b)
+	var direct, supervised []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := exec.Command(path, "-c", "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: path, Args: []string{"bash", "-c", "true"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st, err := p.Wait(); err != nil || !st.Success() {
+			b.Fatalf("%v %v", st, err)
+		}
+		direct, supervised = append(direct, t1.Sub(t0)), append(supervised, time.Since(t1))
+	}
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds())
+	}
+	b.ReportMetric(median(direct), "direct-p50-us")
+	b.ReportMetric(median(supervised), "supervised-p50-us")
 }

@@ -11,7 +11,9 @@ import (
 )
 
 func Example() {
-	ts := bash.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{})
+	// On Linux every command runs under shellport-spawn-helper; the
+	// runtime finds it beside the library or the executable.
+	ts := bash.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{SpawnHelper: spawnHelperPath})
 	defer ts[0].(tools.Closer).Close()
 
 	res, err := ts[0].Call(context.Background(), &tools.Call{

@@ -1,11 +1,13 @@
 package bash
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/shellport/shellport/internal/tools"
@@ -55,21 +57,12 @@ func (e *executor) shell() (string, error) {
 }
 
 // start runs command with `bash -c` in dir, stdin /dev/null, stdout and
-// stderr on the given files, and tracks it as live until forget.
+// stderr on the given files, and tracks it as live until forget. A command
+// too long for one argument (the kernel's limit is 128 KiB) reaches bash
+// through a descriptor instead (see script.go).
 func (e *executor) start(command, dir string, env []string, stdout, stderr *os.File, owner string) (*group, error) {
 	path, err := e.shell()
 	if err != nil {
-		return nil, err
-	}
-	cmd := &exec.Cmd{
-		Path:   path,
-		Args:   []string{filepath.Base(path), "-c", command},
-		Dir:    dir,
-		Env:    env,
-		Stdout: stdout,
-		Stderr: stderr,
-	}
-	if err := prepare(cmd); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()
@@ -78,19 +71,49 @@ func (e *executor) start(command, dir string, env []string, stdout, stderr *os.F
 	if closed {
 		return nil, ErrClosed
 	}
-	if err := cmd.Start(); err != nil {
+	viaFD := len(command) >= maxArgBytes
+	proc, pid, err := e.startShell(path, command, viaFD, dir, env, stdout, stderr)
+	if err != nil && !viaFD && errors.Is(err, syscall.E2BIG) {
+		// The command fits the limit of one argument but not, with this
+		// environment, the limit of all of them together.
+		proc, pid, err = e.startShell(path, command, true, dir, env, stdout, stderr)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
-	g := &group{cmd: cmd, pid: cmd.Process.Pid, owner: owner, done: make(chan struct{})}
+	g := &group{proc: proc, pid: pid, owner: owner, done: make(chan struct{})}
 	e.mu.Lock()
 	if e.closed {
 		// Close ran while this one was starting and could not see it.
 		g.cause = causeShutdown
-		_ = killGroup(g.pid, sigKill) // best effort
+		proc.killAll()
 	}
 	e.live[g] = struct{}{}
 	e.mu.Unlock()
 	return g, nil
+}
+
+// startShell starts bash with the command as its -c argument, or with a
+// trampoline that reads it from fd 3.
+func (e *executor) startShell(path, command string, viaFD bool, dir string, env []string, stdout, stderr *os.File) (launched, int, error) {
+	spec := launchSpec{
+		path:   path,
+		argv:   []string{filepath.Base(path), "-c", command},
+		dir:    dir,
+		env:    env,
+		stdout: stdout,
+		stderr: stderr,
+	}
+	if viaFD {
+		f, err := scriptFile(command, e.set.spillDir)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer f.Close() // the shell holds its own copy
+		spec.argv[2] = trampoline
+		spec.fd3 = f
+	}
+	return e.launch(spec)
 }
 
 // forget marks a group as finished and drained.

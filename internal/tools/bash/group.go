@@ -2,7 +2,6 @@ package bash
 
 import (
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 )
@@ -28,10 +27,11 @@ const (
 )
 
 // group is one started command: a bash process leading its own session and
-// process group, whose id is the bash pid.
+// process group, whose id is the bash pid, and on Linux the supervisor that
+// owns every process it starts.
 type group struct {
-	cmd   *exec.Cmd
-	pid   int
+	proc  launched
+	pid   int // the shell's, which is its group's id
 	owner string
 	done  chan struct{} // closed once the group is reaped and its output drained
 
@@ -42,8 +42,9 @@ type group struct {
 	escalate *time.Timer
 }
 
-// stop asks the group to end: SIGTERM now and SIGKILL after grace, or SIGKILL
-// at once when grace is zero. It reports false when the group had already
+// stop asks the group to end: SIGTERM to the shell's group now, then after
+// grace (at once when grace is zero) SIGKILL to every process the command
+// started. It reports false when the group had already
 // ended, and then records nothing.
 func (g *group) stop(c stopCause, grace time.Duration) bool {
 	g.mu.Lock()
@@ -58,7 +59,7 @@ func (g *group) stop(c stopCause, grace time.Duration) bool {
 		g.timedOut = true
 	}
 	if grace <= 0 {
-		_ = killGroup(g.pid, sigKill) // best effort: it may be exiting
+		g.proc.killAll()
 		return true
 	}
 	_ = killGroup(g.pid, sigTerm) // best effort
@@ -72,22 +73,22 @@ func (g *group) kill() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.ended {
-		_ = killGroup(g.pid, sigKill) // best effort
+		g.proc.killAll()
 	}
 }
 
-// wait reaps the bash process, then kills whatever it left running in its
-// group, so a one-shot command leaves no orphans and its pipes reach EOF.
+// wait returns once the shell has ended and whatever it left running has
+// been killed, so a one-shot command leaves no orphans and its pipes reach
+// EOF.
 func (g *group) wait() (*os.ProcessState, error) {
-	err := g.cmd.Wait()
+	ps, err := g.proc.wait()
 	g.mu.Lock()
-	_ = killGroup(g.pid, sigKill) // best effort: usually nobody is left
 	g.ended = true
 	if g.escalate != nil {
 		g.escalate.Stop()
 	}
 	g.mu.Unlock()
-	return g.cmd.ProcessState, err
+	return ps, err
 }
 
 // outcome returns why the tool stopped the group and whether its timeout fired.

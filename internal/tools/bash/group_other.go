@@ -4,12 +4,9 @@ package bash
 
 import (
 	"os"
-	"os/exec"
 
 	"github.com/shellport/shellport/internal/platform"
 )
-
-func prepare(*exec.Cmd) error { return unsupported("running commands in their own process group") }
 
 func killGroup(int, signal) error { return unsupported("signalling a process group") }
 

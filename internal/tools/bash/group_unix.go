@@ -6,21 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
-
-// prepare makes the command lead a new session and so a new process group:
-// signals to the group reach its grandchildren, and it has no controlling
-// terminal to read from. Where the OS allows, the command also dies with
-// the runtime.
-func prepare(cmd *exec.Cmd) error {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	setParentDeath(cmd.SysProcAttr)
-	return nil
-}
 
 func killGroup(pgid int, sig signal) error {
 	// kill(0) and kill(-1) would hit the runtime's own group or every

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/bash"
 )
@@ -55,6 +56,9 @@ func newKit(t *testing.T, cfg tools.Config) *kit {
 	t.Helper()
 	n := &noticeLog{ch: make(chan notice, 64)}
 	k := &kit{spill: t.TempDir(), notices: n}
+	if cfg.SpawnHelper == "" {
+		cfg.SpawnHelper = testkit.SpawnHelper(t)
+	}
 	ts := bash.New(tools.Host{Notify: n.add, SpillDir: k.spill}, cfg)
 	if len(ts) != 3 {
 		t.Fatalf("New returned %d tools, want 3", len(ts))
@@ -192,3 +196,12 @@ func waitDead(t *testing.T, pids ...int) {
 		waitFor(t, fmt.Sprintf("process %d to die", pid), func() bool { return !alive(pid) })
 	}
 }
+
+// spawnHelperPath is the spawn helper for examples, which get no *testing.T.
+var spawnHelperPath = func() string {
+	p, err := testkit.BuildSpawnHelper()
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()

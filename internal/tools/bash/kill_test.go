@@ -4,10 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/bash"
 )
@@ -79,7 +81,8 @@ func TestExitKillsLeftovers(t *testing.T) {
 }
 
 // Issue 4: a descendant that left the group and keeps the pipe open does not
-// hold the call after a timeout: the drain has a deadline.
+// hold the call after a timeout or a normal exit. Issue 10: on Linux it does
+// not survive either; its supervisor kills it with everything else.
 func TestEscapedDescendantHoldingPipeDoesNotHang(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid command")
@@ -89,11 +92,11 @@ func TestEscapedDescendantHoldingPipeDoesNotHang(t *testing.T) {
 	res := run(t, k, session("a", dir), `setsid sleep 30 & echo $! > pids; echo waiting; sleep 30`, "timeoutMs", 300)
 	pids := readPids(t, filepath.Join(dir, "pids"), 1)
 	killLater(t, pids...)
-	if !alive(pids[0]) {
-		t.Fatalf("the escaped process should still be alive (it is outside the group)")
-	}
 	if want := "waiting\n[timed out after 300ms]\n[killed by signal: SIGTERM]"; res.Text != want {
 		t.Errorf("text = %q, want %q", res.Text, want)
+	}
+	if runtime.GOOS == "linux" {
+		waitDead(t, pids...)
 	}
 	// The same after a normal exit.
 	res = run(t, k, session("a", dir), `setsid sleep 30 & echo $! > pids2; echo bye`)
@@ -101,6 +104,9 @@ func TestEscapedDescendantHoldingPipeDoesNotHang(t *testing.T) {
 	killLater(t, pids...)
 	if res.Text != "bye\n" {
 		t.Errorf("text = %q", res.Text)
+	}
+	if runtime.GOOS == "linux" {
+		waitDead(t, pids...)
 	}
 }
 
@@ -191,7 +197,7 @@ func tail(s string, n int) string {
 // tail and says the full output could not be saved.
 func TestSpillDirUnusable(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "gone")
-	ts := bash.New(tools.Host{SpillDir: missing}, tools.Config{MaxOutputChars: 100})
+	ts := bash.New(tools.Host{SpillDir: missing}, tools.Config{MaxOutputChars: 100, SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = ts[0].(tools.Closer).Close() })
 	k := &kit{bash: ts[0], output: ts[1], kill: ts[2]}
 	s := session("a", t.TempDir())

@@ -35,6 +35,7 @@ type settings struct {
 	maxTasks     int
 	maxLogBytes  int
 	shell        string
+	spawnHelper  string // shellport-spawn-helper; required on Linux
 	description  string // of bash; the default unless config replaced it
 	spillDir     string
 }
@@ -47,6 +48,7 @@ func newSettings(host tools.Host, cfg tools.Config) settings {
 		maxTasks:     tools.OrDefault(cfg.MaxTasks, DefaultMaxTasks),
 		maxLogBytes:  tools.OrDefault(cfg.MaxLogBytes, DefaultMaxLogBytes),
 		shell:        cfg.Shell,
+		spawnHelper:  cfg.SpawnHelper,
 		spillDir:     host.SpillDir,
 	}
 	// A default above the maximum would make the default call invalid; the

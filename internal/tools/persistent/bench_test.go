@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -24,6 +25,9 @@ func benchFixture(b *testing.B, cfg tools.Config) *fixture {
 		b.Skipf("no terminal on %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
 	f := &fixture{cwd: b.TempDir(), spill: b.TempDir()}
+	if cfg.SpawnHelper == "" {
+		cfg.SpawnHelper = testkit.SpawnHelper(b)
+	}
 	f.tool = New(tools.Host{SpillDir: f.spill}, cfg).(*Tool)
 	b.Cleanup(func() { _ = f.tool.Close() })
 	return f

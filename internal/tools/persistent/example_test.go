@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/persistent"
 )
 
 func Example() {
-	tool := persistent.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{})
+	// On Linux every shell runs under shellport-spawn-helper; the runtime
+	// finds it beside the library or the executable.
+	tool := persistent.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{SpawnHelper: spawnHelperPath})
 	defer tool.(tools.Closer).Close()
 
 	session := tools.Session{ID: "demo", Key: "demo#1", Cwd: os.TempDir()}
@@ -32,3 +35,13 @@ func Example() {
 	// "hello from /\n"
 	// "no newline\n[exit code: 1]"
 }
+
+// spawnHelperPath is the spawn helper for the example, which gets no
+// *testing.T.
+var spawnHelperPath = func() string {
+	p, err := testkit.BuildSpawnHelper()
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()

@@ -9,10 +9,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -40,6 +40,9 @@ func newFixture(t *testing.T, cfg tools.Config) *fixture {
 	f := &fixture{t: t, cwd: t.TempDir(), spill: t.TempDir()}
 	if cfg.TimeoutMs == 0 {
 		cfg.TimeoutMs = int(testWait / time.Millisecond)
+	}
+	if cfg.SpawnHelper == "" {
+		cfg.SpawnHelper = spawnHelper(t)
 	}
 	f.tool = New(tools.Host{SpillDir: f.spill}, cfg).(*Tool)
 	t.Cleanup(func() { _ = f.tool.Close() })
@@ -137,39 +140,10 @@ func sessionProcs(t *testing.T, sid int) []int {
 	return pids
 }
 
-var (
-	helperOnce sync.Once
-	helperPath string
-	helperErr  error
-	helperOut  []byte
-)
-
 // spawnHelper builds cmd/shellport-spawn-helper once per test binary.
 func spawnHelper(t *testing.T) string {
 	t.Helper()
-	helperOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "shellport-helper-test-")
-		if err != nil {
-			helperErr = err
-			return
-		}
-		helperPath = filepath.Join(dir, "shellport-spawn-helper")
-		cmd := exec.Command("go", "build", "-o", helperPath, "../../../cmd/shellport-spawn-helper")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		helperOut, helperErr = cmd.CombinedOutput()
-	})
-	if helperErr != nil {
-		t.Fatalf("build spawn helper: %v\n%s", helperErr, helperOut)
-	}
-	return helperPath
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if helperPath != "" {
-		_ = os.RemoveAll(filepath.Dir(helperPath))
-	}
-	os.Exit(code)
+	return testkit.SpawnHelper(t)
 }
 
 func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }

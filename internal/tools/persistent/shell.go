@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/shellport/shellport/internal/pty"
+	"github.com/shellport/shellport/internal/spawnhelper"
 )
 
 // Bounded waits of a shell's teardown. None is on the success path of a
@@ -71,6 +73,11 @@ type callState struct {
 }
 
 func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) (_ *shell, err error) {
+	if cfg.spawnHelper == "" && spawnhelper.Required() {
+		// Never unsupervised: the supervisor is what kills everything the
+		// shell starts when the session or the runtime ends.
+		return nil, fmt.Errorf("persistent: start shell: no %s is configured, and on %s shells run only under it", spawnhelper.Name, runtime.GOOS)
+	}
 	dir, err := os.MkdirTemp("", "shellport-bash-")
 	if err != nil {
 		return nil, fmt.Errorf("persistent: private directory: %w", err)

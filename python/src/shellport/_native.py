@@ -18,6 +18,11 @@ An override that points at nothing raises, naming the variable and the path.
 ``SHELLPORT_SPAWN_HELPER`` is read by the native runtime itself, not here (see
 docs/environment-variables.md); with ``trust_env=False`` the process transport
 starts the executable without it, and the library cannot be shielded from it.
+
+The runtime finds ``shellport-spawn-helper`` beside the library or the
+executable on its own (on Linux every command runs under it, and a runtime
+without it refuses to start); this module only restores its execute bit,
+as it does the executable's, when an unpacker dropped it.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ DEBUG_VALUES = ("wire",)
 
 NATIVE_DIR = Path(__file__).resolve().parent / "_native"
 BINARY_NAME = "shellport"
+HELPER_NAME = "shellport-spawn-helper"
 
 _USUAL_CAUSES = (
     "The usual causes: the package was installed from a source checkout whose native "
@@ -138,14 +144,24 @@ def library_supported() -> str | None:
 
 def find_library(explicit: str | os.PathLike[str] | None, settings: Settings) -> Located:
     """Locate the shared library, or raise LibraryNotFound saying why."""
-    return _find(explicit, settings.library_path, ENV_LIBRARY, library_filename(), LibraryNotFound)
+    found = _find(explicit, settings.library_path, ENV_LIBRARY, library_filename(), LibraryNotFound)
+    _helper_beside(found.path, LibraryNotFound)
+    return found
 
 
 def find_binary(explicit: str | os.PathLike[str] | None, settings: Settings) -> Located:
     """Locate the runtime executable, or raise BinaryNotFound saying why."""
     found = _find(explicit, settings.binary_path, ENV_BINARY, BINARY_NAME, BinaryNotFound)
-    _ensure_executable(found.path)
+    _ensure_executable(found.path, BinaryNotFound)
+    _helper_beside(found.path, BinaryNotFound)
     return found
+
+
+def _helper_beside(native: str, error: type[LibraryNotFound] | type[BinaryNotFound]) -> None:
+    """Make the spawn helper beside a native file executable, if it is there."""
+    helper = os.path.join(os.path.dirname(native), HELPER_NAME)
+    if os.path.isfile(helper):
+        _ensure_executable(helper, error)
 
 
 def _find(
@@ -176,7 +192,9 @@ def _find(
     return Located(str(bundled), bundled=True)
 
 
-def _ensure_executable(path: str) -> None:
+def _ensure_executable(
+    path: str, error: type[LibraryNotFound] | type[BinaryNotFound] = BinaryNotFound
+) -> None:
     """Restore the execute bit once if an unpacker dropped it."""
     if os.access(path, os.X_OK):
         return
@@ -184,7 +202,7 @@ def _ensure_executable(path: str) -> None:
         mode = os.stat(path).st_mode
         os.chmod(path, mode | 0o111)
     except OSError as exc:
-        raise BinaryNotFound(f"{path!r} is not executable and cannot be made so: {exc}") from exc
+        raise error(f"{path!r} is not executable and cannot be made so: {exc}") from exc
 
 
 def foreign_file_hint(path: str) -> str:

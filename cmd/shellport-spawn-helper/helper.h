@@ -1,0 +1,84 @@
+/*
+ * shellport-spawn-helper: the one executable through which shellport starts
+ * every process. See main.c for the command line and docs/ARCHITECTURE.md
+ * ("The supervisor") for the design; this header is what the four source
+ * files share.
+ */
+#ifndef SHELLPORT_SPAWN_HELPER_H
+#define SHELLPORT_SPAWN_HELPER_H
+
+#include <sys/types.h>
+
+/* FAIL_STATUS is the exit status of a failed start, as a shell uses 127 for
+ * a command it could not run. */
+#define FAIL_STATUS 127
+
+/* What the program is restricted to before it runs: the sandbox seam
+ * (restrict.c). The runtime builds the policy; the helper only applies it.
+ * -1 means "not given". */
+struct restrictions {
+	int landlock_fd; /* a Landlock ruleset (landlock_create_ruleset) */
+	int seccomp_fd;  /* a classic BPF program: struct sock_filter[], read to EOF */
+};
+
+/* The parsed command line. Descriptors are -1 when not given. */
+struct options {
+	int supervise;    /* --supervise: fork the program and supervise it (Linux) */
+	int life_fd;      /* --life FD: end of file here means the runtime is gone */
+	int report_fd;    /* --report FD: "pid N", "error OP ERRNO", "end" lines */
+	int tty_fd;       /* --tty FD: the terminal (shim mode: always 3) */
+	int fd3;          /* --fd3 FD: given to the program as its fd 3 */
+	pid_t parent;     /* --parent PID: the runtime's pid, 0 if not given */
+	const char *argv0; /* --argv0 NAME: the program's argv[0] (default PROGRAM) */
+	const char *dir;   /* "" keeps the current directory */
+	const char *prog;  /* PROGRAM: a path, or a name searched in PATH */
+	char **argv;       /* the program's argv (NULL-terminated) */
+	struct restrictions restrict_to;
+};
+
+/* A failed step of preparing the program: which one and the errno. */
+struct failure {
+	int op;
+	int err;
+};
+
+/* The steps of prepare_and_exec, named in reports ("error chdir 2"). */
+enum step {
+	STEP_NONE = 0,
+	STEP_SETSID,
+	STEP_PDEATHSIG,
+	STEP_CTTY,
+	STEP_DUP2,
+	STEP_FD3,
+	STEP_CHDIR,
+	STEP_SIGNALS,
+	STEP_RESTRICT,
+	STEP_CLOSE,
+	STEP_EXEC,
+	STEP_NOTFOUND,
+	STEP_FORK,
+	STEP_USAGE,
+	STEP_SETUP,
+	STEP_PARENT,
+};
+
+const char *step_name(int op);
+
+/* prepare_and_exec turns the calling process into the program: the process
+ * state every shellport program starts with (child.c). It returns only on
+ * failure, with the step and errno in *f. supervisor is the pid whose death
+ * must kill the program (0: none). keep is a descriptor to keep open (and
+ * close-on-exec) until the exec, or -1. */
+void prepare_and_exec(const struct options *o, pid_t supervisor, int keep, struct failure *f);
+
+/* close_except closes every descriptor >= low except the nkeep (at most 8)
+ * in keep. */
+int close_except(int low, const int *keep, int nkeep);
+
+/* restrict_child applies o->restrict_to to the calling process (restrict.c). */
+int restrict_child(const struct restrictions *r);
+
+/* supervise runs the Linux supervisor (supervise.c) and never returns. */
+void supervise(const struct options *o);
+
+#endif

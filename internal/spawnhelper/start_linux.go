@@ -1,0 +1,267 @@
+//go:build linux
+
+package spawnhelper
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Spec is one program to start under a supervisor.
+type Spec struct {
+	// Helper is the path of shellport-spawn-helper.
+	Helper string
+	// Path is the program: a path, or a name the helper searches in the
+	// PATH of Env.
+	Path string
+	// Args are the program's arguments; Args[0] is its argv[0].
+	Args []string
+	// Dir is the working directory; empty means the runtime's.
+	Dir string
+	// Env is the complete environment; nil means the runtime's.
+	Env []string
+	// Stdin, Stdout and Stderr are the program's fds 0-2 (nil: /dev/null).
+	// They are ignored when TTY is set.
+	Stdin, Stdout, Stderr *os.File
+	// TTY is a terminal's slave side: the program leads a new session with
+	// it as controlling terminal and fds 0-2.
+	TTY *os.File
+	// FD3 is given to the program as its fd 3. Nothing else above 2 is.
+	FD3 *os.File
+}
+
+// Process is a program running under its supervisor.
+type Process struct {
+	pid    int // the program's
+	helper *os.Process
+	report *os.File
+
+	waitOnce sync.Once
+	state    *os.ProcessState
+	err      error
+	lost     bool
+}
+
+// StartError is a program the supervisor could not start: Op is the step
+// that failed ("exec", "chdir", …) and Err its errno.
+type StartError struct {
+	Op   string
+	Path string // the program, or the directory for "chdir"
+	Err  error
+}
+
+func (e *StartError) Error() string {
+	switch e.Op {
+	case "exec", "notfound":
+		return "fork/exec " + e.Path + ": " + e.Err.Error()
+	case "chdir":
+		return "chdir " + e.Path + ": " + e.Err.Error()
+	}
+	return "spawn helper: " + e.Op + ": " + e.Err.Error()
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// fd numbers the helper gets its descriptors at (after 0-2).
+const (
+	fdLife   = 3
+	fdReport = 4
+)
+
+// Start starts s.Path under a new supervisor and returns once the program
+// has been exec'd. ctx bounds the start only.
+func Start(ctx context.Context, s Spec) (_ *Process, err error) {
+	if len(s.Args) == 0 {
+		s.Args = []string{s.Path}
+	}
+	life, err := lifeReadEnd()
+	if err != nil {
+		return nil, err
+	}
+	// A blocking pipe: the read of the first report line blocks its
+	// thread, as a wait for a child does, rather than parking on the
+	// poller, which costs the start milliseconds on a busy machine.
+	var rp [2]int
+	if err := unix.Pipe2(rp[:], unix.O_CLOEXEC); err != nil {
+		return nil, fmt.Errorf("spawn helper: report pipe: %w", err)
+	}
+	rr, rw := os.NewFile(uintptr(rp[0]), "|report"), os.NewFile(uintptr(rp[1]), "|report")
+	defer func() {
+		if err != nil {
+			_ = rr.Close() // Best effort.
+		}
+	}()
+
+	files := []*os.File{s.Stdin, s.Stdout, s.Stderr, life, rw}
+	argv := []string{s.Helper, "--supervise",
+		"--life", strconv.Itoa(fdLife), "--report", strconv.Itoa(fdReport),
+		"--parent", strconv.Itoa(os.Getpid()), "--argv0", s.Args[0]}
+	if s.TTY != nil {
+		files[0], files[1], files[2] = s.TTY, s.TTY, s.TTY
+		argv = append(argv, "--tty", strconv.Itoa(len(files)))
+		files = append(files, s.TTY)
+	}
+	if s.FD3 != nil {
+		argv = append(argv, "--fd3", strconv.Itoa(len(files)))
+		files = append(files, s.FD3)
+	}
+	dir := s.Dir
+	argv = append(append(argv, "--", dir, s.Path), s.Args[1:]...)
+	for i, f := range files[:3] {
+		if f == nil {
+			files[i] = devNull()
+		}
+	}
+
+	helper, err := os.StartProcess(s.Helper, argv, &os.ProcAttr{Env: s.Env, Files: files})
+	_ = rw.Close() // Best effort: the helper holds its own copy.
+	if err != nil {
+		return nil, fmt.Errorf("start spawn helper %s: %w", s.Helper, err)
+	}
+	p := &Process{helper: helper, report: rr}
+	// Abandoning the start ends the supervisor, which closes the pipe.
+	stop := context.AfterFunc(ctx, func() { _ = helper.Signal(syscall.SIGKILL) })
+	line, rerr := readLine(rr)
+	if !stop() {
+		// Killed while starting: what the program may have started went
+		// with its session (it dies of its parent-death signal).
+		rerr = ctx.Err()
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "pid" {
+			if pid, err := strconv.Atoi(f[1]); err == nil && pid > 1 {
+				_ = killSession(pid) // Best effort.
+			}
+		}
+	}
+	if f := strings.Fields(line); rerr == nil && len(f) == 2 && f[0] == "pid" {
+		if pid, err := strconv.Atoi(f[1]); err == nil && pid > 0 {
+			p.pid = pid
+			return p, nil
+		}
+	}
+	// No program: the supervisor has exited or is about to.
+	st, _ := helper.Wait()
+	_ = rr.Close() // Best effort.
+	if rerr != nil {
+		return nil, rerr
+	}
+	if f := strings.Fields(line); len(f) == 3 && f[0] == "error" {
+		n, _ := strconv.Atoi(f[2])
+		e := &StartError{Op: f[1], Path: s.Path, Err: syscall.Errno(n)}
+		if e.Op == "chdir" {
+			e.Path = dir
+		}
+		return nil, e
+	}
+	return nil, fmt.Errorf("spawn helper %s ended without starting %s (%v)", s.Helper, s.Path, st)
+}
+
+// readLine reads the supervisor's first report line, or what it wrote
+// before it died.
+func readLine(r *os.File) (string, error) {
+	var buf []byte
+	b := make([]byte, 64)
+	for {
+		n, err := r.Read(b)
+		buf = append(buf, b[:n]...)
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			return string(buf[:i]), nil
+		}
+		if err != nil {
+			return string(buf), nil // end of file: the supervisor died
+		}
+	}
+}
+
+// Pid is the program's process id: the leader of its session and process
+// group.
+func (p *Process) Pid() int { return p.pid }
+
+// SupervisorPid is the supervisor's process id.
+func (p *Process) SupervisorPid() int { return p.helper.Pid }
+
+// KillAll asks the supervisor to kill the program and everything it
+// started. Everything is dead once Wait returns. A SIGCONT follows the
+// SIGTERM: a command may have stopped its supervisor (kill -STOP $PPID).
+func (p *Process) KillAll() error {
+	err := p.helper.Signal(syscall.SIGTERM)
+	if err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("spawn helper: signal supervisor %d: %w", p.helper.Pid, err)
+	}
+	_ = p.helper.Signal(syscall.SIGCONT) // Best effort: it may have ended.
+	return nil
+}
+
+// Wait waits for the supervisor, whose status is the program's (the same
+// exit code, or the same signal). Call it from one goroutine; later calls
+// return the first result.
+//
+// A supervisor that ends without its final report was killed itself (a
+// command that ran kill -9 on its parent): Lost then reports true, and
+// Wait has killed what it could still find, the processes of the
+// program's session. Processes that had left that session are out of
+// reach until the sandbox can forbid signalling the supervisor.
+func (p *Process) Wait() (*os.ProcessState, error) {
+	p.waitOnce.Do(func() {
+		p.state, p.err = p.helper.Wait()
+		// The supervisor is gone, so everything it wrote is in the pipe,
+		// and no one else holds its write end.
+		rest, _ := io.ReadAll(p.report)
+		_ = p.report.Close() // Best effort.
+		if !bytes.Contains(rest, []byte("end\n")) {
+			p.lost = true
+			_ = killSession(p.pid) // Best effort.
+		}
+	})
+	return p.state, p.err
+}
+
+// Lost reports whether the supervisor was killed before it could finish
+// its work; valid after Wait.
+func (p *Process) Lost() bool { return p.lost }
+
+var life struct {
+	once sync.Once
+	r, w *os.File // w stays open for the life of the process
+	err  error
+}
+
+// lifeReadEnd returns the read end of this process's life pipe, created on
+// first use. Only this process holds the write end (close-on-exec, never
+// written), so the pipe reaches end of file in every supervisor exactly
+// when this process is gone.
+func lifeReadEnd() (*os.File, error) {
+	life.once.Do(func() {
+		var p [2]int
+		if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+			life.err = fmt.Errorf("spawn helper: life pipe: %w", err)
+			return
+		}
+		life.r = os.NewFile(uintptr(p[0]), "shellport-life")
+		life.w = os.NewFile(uintptr(p[1]), "shellport-life")
+	})
+	return life.r, life.err
+}
+
+var null struct {
+	once sync.Once
+	f    *os.File
+}
+
+// devNull is /dev/null for a program's unset standard descriptors, opened
+// once; nil (a closed descriptor) if it cannot be.
+func devNull() *os.File {
+	null.once.Do(func() {
+		null.f, _ = os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	})
+	return null.f
+}

@@ -1,0 +1,47 @@
+//go:build !linux
+
+package spawnhelper
+
+import (
+	"context"
+	"os"
+
+	"github.com/shellport/shellport/internal/platform"
+)
+
+// Spec is one program to start under a supervisor; see the Linux version.
+type Spec struct {
+	Helper                string
+	Path                  string
+	Args                  []string
+	Dir                   string
+	Env                   []string
+	Stdin, Stdout, Stderr *os.File
+	TTY                   *os.File
+	FD3                   *os.File
+}
+
+// Process is a supervised program; there are none on this platform.
+type Process struct{}
+
+// Start fails: supervising needs a child subreaper, which only Linux has.
+func Start(context.Context, Spec) (*Process, error) {
+	return nil, platform.Unsupported("spawn helper: supervising a program")
+}
+
+// Pid is 0.
+func (p *Process) Pid() int { return 0 }
+
+// SupervisorPid is 0.
+func (p *Process) SupervisorPid() int { return 0 }
+
+// KillAll fails.
+func (p *Process) KillAll() error { return platform.Unsupported("spawn helper: supervising a program") }
+
+// Wait fails.
+func (p *Process) Wait() (*os.ProcessState, error) {
+	return nil, platform.Unsupported("spawn helper: supervising a program")
+}
+
+// Lost is false.
+func (p *Process) Lost() bool { return false }

@@ -1,0 +1,131 @@
+// Package testkit holds helpers for shellport's own tests: nothing outside
+// a _test.go file imports it.
+package testkit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// helperSources is where the spawn helper's C sources are, from the module
+// root.
+const helperSources = "cmd/shellport-spawn-helper"
+
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// SpawnHelper returns the path of a shellport-spawn-helper compiled from
+// this tree, building it on first use. It fails the test when there is no
+// C compiler.
+func SpawnHelper(t testing.TB) string {
+	t.Helper()
+	path, err := BuildSpawnHelper()
+	if err != nil {
+		t.Fatalf("build the spawn helper: %v", err)
+	}
+	return path
+}
+
+// BuildSpawnHelper compiles the spawn helper once per test binary, with the
+// flags of a release build (static on Linux, warnings as errors), into a
+// directory named after a hash of its sources and flags under the system's
+// temporary directory, so test binaries that run at the same time share
+// one build and a changed source never runs stale. $CC picks the compiler
+// (default cc).
+func BuildSpawnHelper() (string, error) {
+	built.once.Do(func() { built.path, built.err = build() })
+	return built.path, built.err
+}
+
+// CFlags are the compiler flags of every build of the helper: the Makefile,
+// the wheel builder and these tests use the same ones.
+var CFlags = []string{"-std=c11", "-O2", "-Wall", "-Wextra", "-Werror"}
+
+func build() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	srcDir := filepath.Join(root, helperSources)
+	sources, _ := filepath.Glob(filepath.Join(srcDir, "*.c"))
+	headers, _ := filepath.Glob(filepath.Join(srcDir, "*.h"))
+	if len(sources) == 0 {
+		return "", fmt.Errorf("no C sources in %s", srcDir)
+	}
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	args := append([]string{}, CFlags...)
+	if runtime.GOOS == "linux" {
+		args = append(args, "-static")
+	}
+	h := sha256.New()
+	fmt.Fprintln(h, cc, strings.Join(args, " "))
+	all := append(append([]string{}, sources...), headers...)
+	sort.Strings(all)
+	for _, f := range all {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintln(h, filepath.Base(f), len(b))
+		h.Write(b)
+	}
+	dir := filepath.Join(os.TempDir(), "shellport-test-helper-"+hex.EncodeToString(h.Sum(nil))[:16])
+	out := filepath.Join(dir, "shellport-spawn-helper")
+	if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
+		return out, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, "building-")
+	if err != nil {
+		return "", err
+	}
+	_ = tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.Command(cc, append(append(args, "-o", tmp.Name()), sources...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s %s: %w\n%s", cc, strings.Join(cmd.Args[1:], " "), err, b)
+	}
+	if err := os.Chmod(tmp.Name(), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// moduleRoot walks up from the working directory (a test's package
+// directory) to the directory holding go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
