@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/shellport/shellport/internal/core"
-	"github.com/shellport/shellport/internal/testkit/lifecycle"
 	"github.com/shellport/shellport/internal/testkit"
+	"github.com/shellport/shellport/internal/testkit/lifecycle"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
 
