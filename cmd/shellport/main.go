@@ -1,15 +1,17 @@
 // Command shellport is the standalone shellport runtime.
 //
-//	shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V]
+//	shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V] [--heartbeat D]
 //	shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
 //	shellport version
 //
 // serve speaks newline-delimited JSON-RPC 2.0 on stdin and stdout (the
 // message set of docs/PROTOCOL.md); stdout carries protocol messages only and
 // diagnostics go to stderr or the --log file. It exits after the exit
-// notification or on SIGTERM, SIGINT or SIGHUP, and at end of input once the
-// requests already read are answered — in every case after killing every
-// process it started.
+// notification or on SIGTERM, SIGINT or SIGHUP, at end of input once the
+// requests already read are answered, and with --heartbeat D when nothing
+// arrives on stdin for D (for channels such as kubectl exec that may never
+// deliver end of input) — in every case after killing every process it
+// started.
 //
 // call runs one tool call in a fresh session and prints what the model
 // would read; its exit status is 0, or 1 when the result is an error.
@@ -25,7 +27,7 @@ import (
 )
 
 const usage = `usage:
-  shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V]
+  shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V] [--heartbeat D]
   shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
   shellport version
 `

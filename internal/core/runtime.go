@@ -57,6 +57,12 @@ type Options struct {
 	// initialization with an error naming the path; there is no silent
 	// fallback to direct spawning.
 	SpawnHelper string
+	// Heartbeat, when positive, is how often the client must send
+	// something: the carrier ends the runtime after that long without
+	// input (the stdio carrier's --heartbeat). The runtime only reports it,
+	// as heartbeatMs in its answer to initialize, so the client knows to
+	// send $/ping.
+	Heartbeat time.Duration
 }
 
 // Runtime serves the shellport message set.

@@ -2,9 +2,10 @@
 // newline-delimited JSON-RPC on a pair of streams (stdin and stdout).
 //
 // stdout carries protocol messages only. Serve returns after the exit
-// notification, when ctx ends (a signal), or at end of input once the
-// requests already read are answered — in every case after the runtime has
-// killed every process it started.
+// notification, when ctx ends (a signal), when the client was silent for
+// longer than its heartbeat (core.Options.Heartbeat), or at end of input
+// once the requests already read are answered — in every case after the
+// runtime has killed every process it started.
 package stdio
 
 import (
@@ -34,6 +35,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 	if logw == nil {
 		logw = io.Discard
 	}
+	ctx, in, stopHeartbeat := watchHeartbeat(ctx, in, opts.Heartbeat, logw)
+	defer stopHeartbeat()
 
 	inputDone := make(chan error, 1)
 	go func() { inputDone <- readLoop(rt, in) }()
