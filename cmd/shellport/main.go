@@ -2,7 +2,7 @@
 //
 //	shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V] [--heartbeat D]
 //	shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
-//	shellport version
+//	shellport version [--sha256]
 //
 // serve speaks newline-delimited JSON-RPC 2.0 on stdin and stdout (the
 // message set of docs/PROTOCOL.md); stdout carries protocol messages only and
@@ -29,7 +29,7 @@ import (
 const usage = `usage:
   shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V] [--heartbeat D]
   shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
-  shellport version
+  shellport version [--sha256]
 `
 
 func main() {
@@ -47,8 +47,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "call":
 		return call(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, core.Version)
-		return 0
+		return version(args[1:], stdout, stderr)
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
