@@ -35,6 +35,10 @@ def main() -> None:
         from .remote import run_child as remote_child
 
         out = asyncio.run(remote_child(spec))
+    elif kind == "remote-channel":
+        from .remote import run_channel
+
+        out = run_channel(spec)
     else:
         raise SystemExit(f"unknown child kind {kind!r}")
     sys.stdout.write(json.dumps(out) + "\n")

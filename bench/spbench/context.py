@@ -44,6 +44,7 @@ class Sizes:
     remote_containers: int = 32
     remote_calls: int = 50
     remote_reps: int = 3
+    remote_channel_calls: int = 300
 
 
 FULL = Sizes(
@@ -82,6 +83,7 @@ SMOKE = Sizes(
     remote_containers=2,
     remote_calls=3,
     remote_reps=1,
+    remote_channel_calls=10,
 )
 
 

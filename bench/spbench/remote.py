@@ -1,17 +1,25 @@
-"""The remote case: many containers driven from one harness process (issue 15).
+"""The remote case: what a sandbox's exec channel costs, and many containers driven
+from one harness process (issue 15).
 
-N Podman containers (a root built here from this machine's static busybox and
-bash; nothing is pulled) each get the runtime with shellport.remote.podman(...,
-install=True). One child process then opens one Runtime per container over
-`podman exec -i` (heartbeat on, as the helper sets it) with two persistent
-sessions each, all from asyncio: open time (every runtime initialized and every
-shell started), then every session makes K `true` calls back to back, all
-sessions at once, then everything is closed. The same child runs the same calls
-over N local runtimes (the bundled executable on a pipe) for comparison. After
-closing, nothing may be left in any container or under the child.
+The sandboxes are the remote tests' own (python/tests/remote/sandboxes.py):
+Podman containers on a root built here from this machine's static busybox and
+bash (nothing is pulled), and sshd on 127.0.0.1 for a throw-away user. Each
+container gets the runtime with shellport.remote.podman(..., install=True).
 
-Where Podman cannot run (not installed, not root), the case is not run and says
-why in the report's problems.
+Channels: one Runtime and one persistent session per platform (local pipe,
+unshare, podman exec -i, ssh -T), in a fresh child each, calling `true` one at a
+time: the cost of a call through each channel against the local pipe.
+
+Many: one child opens one Runtime per container over `podman exec -i`
+(heartbeat on, as the helper sets it) with two persistent sessions each, all from
+asyncio: open time (every runtime initialized and every shell started), then
+every session makes K `true` calls back to back, all sessions at once, then each
+session twice more one call at a time, then everything is closed. The same child
+runs the same calls over N local runtimes (the bundled executable on a pipe).
+After closing, nothing may be left in any container or under the child.
+
+Where a sandbox cannot start (Podman or sshd not installed, not root), its part
+is not run, and the report's problems say why.
 """
 
 from __future__ import annotations
@@ -20,41 +28,55 @@ import asyncio
 import concurrent.futures
 import os
 import shutil
-import subprocess
+import sys
 import time
-import uuid
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from .context import Context
+from .context import BENCH_DIR, Context
 from .stats import median, pct, ratio
 
 CONTENDERS = ["podman", "local"]
+CHANNELS = ["local", "unshare", "podman", "ssh"]
 SESSIONS = 2
-TOOLS = ("podman", "runc", "busybox")
+PERSISTENT = {"profile": "persistent"}
+
+
+def _sandboxes() -> ModuleType:
+    """The remote tests' sandboxes module (one implementation for tests and bench)."""
+    where = os.path.join(os.path.dirname(BENCH_DIR), "python", "tests", "remote")
+    if where not in sys.path:
+        sys.path.insert(0, where)
+    import sandboxes
+
+    return sandboxes
 
 
 def remote(ctx: Context) -> dict[str, Any]:
     z = ctx.sizes
-    why = _podman_problem()
+    sb = _sandboxes()
+    why = sb.podman_problem()
     if why is not None:
         ctx.problem("remote", "podman", f"not run: {why}")
         return {"skipped": why}
     import shellport
 
-    root = _rootfs(os.path.join(ctx.workdir, "rootfs"))
-    names = [
-        f"shellport-bench-{uuid.uuid4().hex[:8]}" for _ in range(z.remote_containers)
-    ]
     pool = concurrent.futures.ThreadPoolExecutor(8)
+    containers: list[Any] = []
     out: dict[str, Any] = {
-        "containers": len(names),
+        "containers": z.remote_containers,
         "sessions": SESSIONS,
         "calls": z.remote_calls,
     }
     try:
+        root = sb.build_rootfs(Path(ctx.workdir) / "rootfs")
         t = time.perf_counter()
-        init_pids = list(pool.map(lambda n: _start(n, root), names))
+        containers = list(
+            pool.map(lambda _: sb.PodmanContainer(root), range(z.remote_containers))
+        )
         out["start_seconds"] = time.perf_counter() - t
+        names = [c.name for c in containers]
         t = time.perf_counter()
         list(pool.map(lambda n: shellport.remote.podman(n, install=True), names))
         out["install_seconds"] = time.perf_counter() - t
@@ -62,15 +84,19 @@ def remote(ctx: Context) -> dict[str, Any]:
             f"remote: {len(names)} containers started in {out['start_seconds']:.1f} s, "
             f"runtime installed in {out['install_seconds']:.1f} s"
         )
+        out["channels"] = _channels(ctx, sb, names[0])
         runs: dict[str, list[dict[str, Any]]] = {n: [] for n in CONTENDERS}
         for rep in range(z.remote_reps):
             for name in CONTENDERS:
-                ctx.progress(f"remote: repetition {rep + 1}/{z.remote_reps}, {name}")
+                ctx.progress(
+                    f"remote: {len(names)} x {SESSIONS}, repetition "
+                    f"{rep + 1}/{z.remote_reps}, {name}"
+                )
                 spec = {
                     "kind": "remote",
                     "contender": name,
                     "containers": names,
-                    "init_pids": init_pids,
+                    "init_pids": [c.init_pid for c in containers],
                     "calls": z.remote_calls,
                     "cwd": ctx.workdir,
                 }
@@ -84,8 +110,11 @@ def remote(ctx: Context) -> dict[str, Any]:
                         "remote", name, f"{r['bad_count']} wrong results: {r['bad']}"
                     )
                 runs[name].append(r)
+    except sb.Unavailable as exc:
+        ctx.problem("remote", "podman", f"not run: {exc}")
+        return {"skipped": str(exc)}
     finally:
-        list(pool.map(_remove, names))
+        list(pool.map(lambda c: c.close(), containers))
         pool.shutdown()
     out["runs"] = runs
     out["summary"] = _summary(runs)
@@ -99,6 +128,71 @@ def remote(ctx: Context) -> dict[str, Any]:
         "open": ratio(opened["podman"], opened["local"]),
         "close": ratio(closed["podman"], closed["local"]),
     }
+    return out
+
+
+def _channels(ctx: Context, sb: ModuleType, container: str) -> dict[str, Any]:
+    """One runtime per platform, calls one at a time, in fresh children."""
+    z = ctx.sizes
+    params: dict[str, dict[str, Any]] = {
+        "local": {},
+        "unshare": {},
+        "podman": {"container": container},
+    }
+    server = None
+    try:
+        try:
+            server = sb.SSHServer()
+            rel = ".shellport-bench"
+            params["ssh"] = {
+                "user": server.user,
+                "port": server.port,
+                "identity": str(server.key),
+                "options": server.options,
+                "path": f"{rel}/shellport",
+            }
+            import shellport
+
+            shellport.remote.ssh("127.0.0.1", install=True, **params["ssh"])
+        except sb.Unavailable as exc:
+            ctx.problem("remote", "ssh", f"not run: {exc}")
+        runs: dict[str, list[dict[str, Any]]] = {n: [] for n in params}
+        for rep in range(z.remote_reps):
+            for name, p in params.items():
+                ctx.progress(
+                    f"remote: channel {name}, repetition {rep + 1}/{z.remote_reps}"
+                )
+                spec = {
+                    "kind": "remote-channel",
+                    "platform": name,
+                    "params": p,
+                    "calls": z.remote_channel_calls,
+                    "cwd": ctx.workdir,
+                }
+                r = ctx.child(spec, timeout=300.0)
+                if "error" in r:
+                    ctx.problem("remote", f"channel {name}", r["error"])
+                else:
+                    r["p50"] = pct(r["latencies"], 50)
+                runs[name].append(r)
+    finally:
+        if server is not None:
+            server.close()
+            shutil.rmtree(server.home / ".shellport-bench", ignore_errors=True)
+    out: dict[str, Any] = {}
+    for name, rs in runs.items():
+        lat = [x for r in rs for x in r.get("latencies", [])]
+        if not lat:
+            continue
+        out[name] = {
+            "calls": len(lat),
+            "p50": pct(lat, 50),
+            "p99": pct(lat, 99),
+            "open_seconds": median([r.get("open_seconds") for r in rs]),
+            "vs_local": ratio(
+                [r.get("p50") for r in rs], [r.get("p50") for r in runs["local"]]
+            ),
+        }
     return out
 
 
@@ -202,10 +296,11 @@ def _left(name: str, init_pids: list[int]) -> list[int]:
     """Processes still there a moment after close: in the containers, or under us."""
     from . import procs
 
+    sb = _sandboxes()
     deadline = time.monotonic() + 5.0
     while True:
         if name == "podman":
-            left = [p for init in init_pids for p in _in_pid_namespace(init)]
+            left = [p for init in init_pids for p in sb.in_pid_namespace(init)]
         else:
             left = list(procs.descendants(os.getpid()))
         if not left or time.monotonic() > deadline:
@@ -213,106 +308,36 @@ def _left(name: str, init_pids: list[int]) -> list[int]:
         time.sleep(0.05)
 
 
-# --- containers ----------------------------------------------------------------------------
+def run_channel(spec: dict[str, Any]) -> dict[str, Any]:
+    """One runtime through one channel: open, then calls one at a time."""
+    import shellport
 
-
-def _podman_problem() -> str | None:
-    for tool in TOOLS:
-        if shutil.which(tool) is None and not os.path.exists(f"/usr/sbin/{tool}"):
-            return f"{tool} is not installed (Debian packages podman, runc, busybox-static)"
-    if os.geteuid() != 0:
-        return "rootful podman containers need root"
-    return None
-
-
-def _rootfs(root: str) -> str:
-    """Static busybox with every applet, bash and the libraries ldd names."""
-    busybox, bash = shutil.which("busybox"), shutil.which("bash")
-    assert busybox and bash
-    os.makedirs(os.path.join(root, "bin"))
-    shutil.copy2(busybox, os.path.join(root, "bin", "busybox"))
-    shutil.copy2(bash, os.path.join(root, "bin", "bash"))
-    applets = subprocess.run(
-        [busybox, "--list"], capture_output=True, text=True, check=True
-    )
-    for applet in applets.stdout.split():
-        link = os.path.join(root, "bin", applet)
-        if not os.path.lexists(link):
-            os.symlink("busybox", link)
-    ldd = subprocess.run(
-        ["ldd", bash], capture_output=True, text=True, check=False
-    ).stdout
-    for lib in (w for w in ldd.split() if w.startswith("/") and os.path.exists(w)):
-        dest = os.path.join(root, lib.lstrip("/"))
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        shutil.copy2(lib, dest)
-    for d in ("etc", "proc", "sys", "dev", "ws", "opt", "tmp"):
-        os.makedirs(os.path.join(root, d), exist_ok=True)
-    os.chmod(os.path.join(root, "tmp"), 0o1777)
-    with open(os.path.join(root, "etc", "passwd"), "w") as f:
-        f.write("root:x:0:0:root:/root:/bin/bash\n")
-    return root
-
-
-def _start(name: str, root: str) -> int:
-    subprocess.run(
-        [
-            "podman",
-            "run",
-            "-d",
-            "--name",
-            name,
-            "--runtime",
-            "runc",
-            "--ulimit",
-            "nofile=4096:4096",
-            "--ulimit",
-            "nproc=4096:4096",
-            "--network",
-            "none",
-            "--rootfs",
-            f"{root}:O",
-            "/bin/sleep",
-            "1000000000",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-    )
-    pid = subprocess.run(
-        ["podman", "inspect", "-f", "{{.State.Pid}}", name],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    return int(pid.stdout.strip())
-
-
-def _remove(name: str) -> None:
-    subprocess.run(
-        ["podman", "rm", "-f", "-t", "0", name],
-        capture_output=True,
-        timeout=300,
-        check=False,
-    )
-
-
-def _in_pid_namespace(init_pid: int) -> list[int]:
-    try:
-        ns = os.readlink(f"/proc/{init_pid}/ns/pid")
-    except OSError:
-        return []
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != init_pid:
-            try:
-                if os.readlink(f"/proc/{entry}/ns/pid") == ns:
-                    out.append(int(entry))
-            except OSError:
-                continue
-    return out
+    name, p = spec["platform"], spec["params"]
+    cwd = spec["cwd"]
+    if name == "local":
+        transport: Any = "process"
+    elif name == "unshare":
+        transport = shellport.remote.unshare()
+    elif name == "podman":
+        transport = shellport.remote.podman(p["container"])
+        cwd = "/ws"
+    else:
+        transport = shellport.remote.ssh("127.0.0.1", **p)
+        cwd = "/tmp"
+    clock = time.perf_counter
+    t = clock()
+    rt = shellport.Runtime(PERSISTENT, transport)
+    s = rt.session(cwd)
+    s.call("bash", {"command": "true"})
+    open_seconds = clock() - t
+    lat = []
+    for _ in range(spec["calls"]):
+        t = clock()
+        r = s.call("bash", {"command": "true"})
+        lat.append(clock() - t)
+        assert not r.is_error, r.text
+    rt.close()
+    return {"open_seconds": open_seconds, "latencies": lat}
 
 
 # --- the report ---------------------------------------------------------------------------
@@ -321,7 +346,30 @@ def _in_pid_namespace(init_pid: int) -> list[int]:
 def section(case: dict[str, Any], ms: Any, x_: Any, table: Any) -> str:
     """The report's section for this case (helpers passed in from report.py)."""
     if "skipped" in case:
-        return f"## Many containers from one harness\n\nNot run: {case['skipped']}.\n"
+        return f"## Remote sandboxes\n\nNot run: {case['skipped']}.\n"
+    channels = case.get("channels", {})
+    channel_rows = [
+        [
+            f"`{n}`",
+            str(v["calls"]),
+            ms(v["p50"]),
+            ms(v["p99"]),
+            x_(v["vs_local"]["median"]) if v["vs_local"].get("median") else "n/a",
+            ms(v["open_seconds"]),
+        ]
+        for n, v in channels.items()
+    ]
+    channel_part = (
+        "## Remote sandboxes: the channel's cost per call\n\n"
+        "One runtime and one persistent session per channel, in a fresh process each: "
+        "`local` is the bundled executable on a pipe, `unshare` the same in new user and "
+        "network namespaces (`shellport.remote.unshare`), `podman` `podman exec -i` into a "
+        "container (`shellport.remote.podman`), `ssh` `ssh -T` to sshd on 127.0.0.1 "
+        "(`shellport.remote.ssh`); heartbeats as the helpers set them. Calls are persistent "
+        "bash `true`, one at a time. Open is the runtime initialized through the channel and "
+        "the shell started.\n\n"
+        + table(["Channel", "calls", "p50", "p99", "p50 ÷ local", "open"], channel_rows)
+    )
     ss = case.get("summary", {})
     rows = [
         [
@@ -344,7 +392,7 @@ def section(case: dict[str, Any], ms: Any, x_: Any, table: Any) -> str:
 
     n, s, k = case.get("containers"), case.get("sessions"), case.get("calls")
     return (
-        f"## Many containers from one harness\n\n"
+        channel_part + f"\n## Remote sandboxes: many containers from one harness\n\n"
         f"{n} Podman containers × {s} persistent sessions, driven from one asyncio process "
         f"over `podman exec -i` (`shellport.remote.podman`, heartbeat on), against {n} local "
         f'runtimes (`transport="process"`) doing the same calls. Open is every runtime '
