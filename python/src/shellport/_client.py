@@ -36,10 +36,10 @@ from ._exceptions import (
 from ._transports.base import BaseTransport, encode
 
 RECEIVE_SLICE = 0.2  # seconds one receive may block; bounds shutdown latency
-PING_METHOD = "$/ping"
 WAIT_SLICE = 0.25  # seconds one wait on a future may block before signals run
 EXIT_REPORT_WAIT = 5.0  # seconds a failed sender waits for the reader's exit report
 _WIRE_CLIP = 64 << 10
+PING_METHOD = "$/ping"  # what the heartbeat sends (docs/PROTOCOL.md)
 
 Result = dict[str, Any]
 
