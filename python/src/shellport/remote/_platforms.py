@@ -43,9 +43,9 @@ def docker(
     """Run the runtime in a running Docker container: ``docker exec -i CONTAINER PATH serve``.
 
     ``install=True`` first copies this package's executable (and the spawn
-    helper beside it) to ``path`` with ``docker cp``, unless the runtime
-    there already reports this package's version; ``install="always"``
-    copies in any case. The container must run the same OS and architecture
+    helper beside it) to ``path`` with ``docker cp``, unless the same file
+    is there already (the runtime there reports its SHA-256);
+    ``install="always"`` copies in any case. The container must run the same OS and architecture
     as the files in ``native_dir`` (default: the ones this package bundles);
     if it does not, BinaryNotFound names the wheel and the release archive
     that hold the right ones. ``user``, ``workdir`` and ``env`` are
