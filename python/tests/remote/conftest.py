@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 import shellport
-from platforms import Platform, in_net_namespace_of, ssh_command
-from sandboxes import PodmanContainer, SSHServer, Unavailable, build_rootfs, podman_problem
+
+from .platforms import Platform, in_net_namespace_of, ssh_command
+from .sandboxes import PodmanContainer, SSHServer, Unavailable, build_rootfs, podman_problem
 
 
 def unavailable(request: pytest.FixtureRequest, why: str) -> None:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import shellport
-from sandboxes import SSHServer, alive
+
+from .sandboxes import SSHServer, alive
 
 
 def ssh_command(server: SSHServer, **kwargs: Any) -> shellport.remote.Command:

@@ -25,8 +25,9 @@ from typing import Any
 import pytest
 
 import shellport
-from sandboxes import alive, describe, wait_until, with_token
 from shellport import _native
+
+from .sandboxes import alive, describe, wait_until, with_token
 
 STANDIN = str(Path(__file__).with_name("kubectl_standin.py"))
 HEARTBEAT = 2.0

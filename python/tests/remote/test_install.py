@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 import shellport
-from platforms import ssh_command
-from sandboxes import PodmanContainer, SSHServer
 from shellport import _native
+
+from .platforms import ssh_command
+from .sandboxes import PodmanContainer, SSHServer
 
 PERSISTENT = {"profile": "persistent"}
 HELPER = "shellport-spawn-helper"
@@ -44,15 +45,16 @@ def test_install_into_a_fresh_container(fresh_container: PodmanContainer) -> Non
     assert ("shellport-spawn-helper" in listing) == (bundled_dir() / HELPER).is_file()
     # Marked old: an install that finds the same file there leaves it alone,
     # install="always" replaces it.
-    c.exec("touch", "-t", "200001010000", cmd.executable)
-    shellport.remote.podman(c.name, install=True)
-    assert c.exec("stat", "-c", "%Y", cmd.executable).strip() == "946684800"
-    shellport.remote.podman(c.name, install="always")
-    assert c.exec("stat", "-c", "%Y", cmd.executable).strip() != "946684800"
-
     with shellport.Runtime(PERSISTENT, cmd) as rt, rt.session("/ws") as s:
         assert rt.version == shellport.__version__
         assert s.call("bash", {"command": "echo $((6*7))"}).text.strip() == "42"
+        c.exec("touch", "-t", "200001010000", cmd.executable)
+        shellport.remote.podman(c.name, install=True)
+        assert c.exec("stat", "-c", "%Y", cmd.executable).strip() == "946684800"
+        # Replaced while a runtime runs from it.
+        shellport.remote.podman(c.name, install="always")
+        assert c.exec("stat", "-c", "%Y", cmd.executable).strip() != "946684800"
+        assert s.call("bash", {"command": "echo still"}).text.strip() == "still"
 
 
 def test_install_over_ssh(sshd: SSHServer) -> None:
@@ -66,13 +68,18 @@ def test_install_over_ssh(sshd: SSHServer) -> None:
         assert local.is_file()
         assert os.stat(local).st_uid == sshd.uid  # copied as the user, by scp
         assert (local.parent / HELPER).is_file() == (bundled_dir() / HELPER).is_file()
-        os.utime(local, (0, 0))
-        ssh_command(sshd, path=path, install=True)
-        assert os.stat(local).st_mtime == 0
-        ssh_command(sshd, path=path, install="always")
-        assert os.stat(local).st_mtime != 0
         with shellport.Runtime(PERSISTENT, cmd) as rt, rt.session(str(sshd.home)) as s:
             assert s.call("bash", {"command": "id -un"}).text.strip() == sshd.user
+            os.utime(local, (0, 0))
+            ssh_command(sshd, path=path, install=True)
+            assert os.stat(local).st_mtime == 0
+            # Replaced while a runtime runs from it: beside it, then renamed.
+            ssh_command(sshd, path=path, install="always")
+            assert os.stat(local).st_mtime != 0
+            assert s.call("bash", {"command": "echo still"}).text.strip() == "still"
+        assert sorted(p.name for p in local.parent.iterdir()) == sorted(
+            ["shellport", HELPER] if (bundled_dir() / HELPER).is_file() else ["shellport"]
+        )
     finally:
         shutil.rmtree(sshd.home / rel, ignore_errors=True)
 

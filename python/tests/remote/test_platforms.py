@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 import shellport
-from platforms import Platform, transport_pid
-from sandboxes import describe, wait_until, with_token
+
+from .platforms import Platform, transport_pid
+from .sandboxes import describe, wait_until, with_token
 
 PERSISTENT = {"profile": "persistent"}
 

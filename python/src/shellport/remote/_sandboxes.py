@@ -143,17 +143,25 @@ class Host(Sandbox):
         return self.serve_argv(command)
 
     def copy(self, stage: Path, names: Sequence[str], remote_dir: str) -> None:
+        # scp writes into an existing file, which fails ("text file busy")
+        # while a runtime runs from it: copy beside it, then rename.
+        for name in names:
+            os.link(stage / name, stage / f".{name}.new")
         run(self.exec_argv(["mkdir", "-p", remote_dir]), f"create {remote_dir} on {self.where}")
         run(
             [
                 *self.scp,
                 "-q",
                 *self.scp_options,
-                *(str(stage / n) for n in names),
+                *(str(stage / f".{n}.new") for n in names),
                 f"{self.scp_dest}:{remote_dir}/",
             ],
             f"copy shellport to {self.where}",
         )
+        renames = " && ".join(
+            shlex.join(["mv", "-f", f"{remote_dir}/.{n}.new", f"{remote_dir}/{n}"]) for n in names
+        )
+        run([*self.ssh, "-T", *self.ssh_options, self.dest, renames], f"install on {self.where}")
 
 
 class Namespaces(Sandbox):
