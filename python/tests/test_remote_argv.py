@@ -17,7 +17,7 @@ from shellport import _native
 from shellport.remote import _install
 
 V = shellport.__version__
-SERVE = ["serve", "--heartbeat", "10s", "--expect-version", V]
+SERVE = ["serve", "--heartbeat", "10s"]
 
 
 def test_docker_and_podman() -> None:
@@ -57,7 +57,7 @@ def test_kubectl() -> None:
     assert list(cmd.argv) == [
         "kubectl", "--kubeconfig", "/k/config", "--context", "kind-a", "--namespace",
         "rollouts", "exec", "-i", "web-0", "-c", "main", "--",
-        "/tmp/shellport/shellport", "serve", "--heartbeat", "30s", "--expect-version", V,
+        "/tmp/shellport/shellport", "serve", "--heartbeat", "30s",
     ]  # fmt: skip
     assert cmd.where == "container 'main' of pod rollouts/web-0"
     # The install step's commands, through the same sandbox.
@@ -84,7 +84,7 @@ def test_ssh_quotes_for_the_remote_shell() -> None:
         "-i", "/keys/id", "-p", "2222",
         "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
         "ci@build.example",
-        f"'tools dir/shellport' serve --heartbeat 10s --expect-version {V}",
+        "'tools dir/shellport' serve --heartbeat 10s",
     ]  # fmt: skip
     assert cmd.where == "host 'ci@build.example' (port 2222)"
     from shellport.remote._sandboxes import Host
@@ -97,13 +97,13 @@ def test_nsenter_and_unshare() -> None:
     cmd = shellport.remote.nsenter(4242)
     assert list(cmd.argv) == [
         "nsenter", "--target", "4242", "--mount", "--uts", "--ipc", "--net", "--pid", "--",
-        "/opt/shellport/shellport", "serve", "--expect-version", V,
+        "/opt/shellport/shellport", "serve",
     ]  # fmt: skip
     exe = binary_path()
     cmd = shellport.remote.unshare()
     assert list(cmd.argv) == [
         "unshare", "--user", "--map-root-user", "--net", "--",
-        str(Path(exe).resolve()), "serve", "--expect-version", V,
+        str(Path(exe).resolve()), "serve",
     ]  # fmt: skip
 
 
@@ -134,6 +134,29 @@ def test_runtime_takes_a_command(tmp_path: Path) -> None:
         # silence, through a call that says nothing for longer.
         s = rt.session(tmp_path)
         assert s.call("_sleep", {"ms": 2500}).text == "slept"
+
+
+def test_refusals_are_explained() -> None:
+    """What the runtime says on stderr when it will not start, as the Runtime tells it."""
+    exe = binary_path()
+    refuses = shellport.remote.Command(
+        (exe, "serve", "--expect-version", "9.9.9"), "local", "this machine", exe, "9.9.9"
+    )
+    with pytest.raises(shellport.VersionMismatch) as info:
+        shellport.Runtime({}, refuses).tools()
+    assert "refused to serve shellport 9.9.9" in str(info.value)
+    assert f'this executable is version "{V}"' in str(info.value)
+    older = shellport.remote.Command((exe, "serve", "--from-the-future"), "local", "here", exe)
+    with pytest.raises(shellport.VersionMismatch) as info:
+        shellport.Runtime({}, older).tools()
+    message = str(info.value)
+    assert f"is older than this Python package (shellport {V})" in message
+    assert 'shellport serve: unknown flag "--from-the-future"' in message
+    missing = shellport.remote.Command(("/bin/sh", "-c", "exit 127"), "local", "here", "/nowhere")
+    with pytest.raises(
+        shellport.BinaryNotFound, match="cannot start the shellport runtime in here"
+    ):
+        shellport.Runtime({}, missing).tools()
 
 
 def test_where_to_get_names_wheels_and_archives() -> None:

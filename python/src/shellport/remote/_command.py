@@ -67,10 +67,13 @@ class Command:
                 f"{self._hint()}"
             )
         unknown = _line_with(err, "unknown flag")
-        if unknown:
+        if unknown or exc.returncode == 2:
+            # 2 is serve's usage error; the channels' own failures use other
+            # codes (docker and podman 125-127, ssh 255).
+            why = unknown or "it refused its command line (exit status 2, a usage error)"
             return VersionMismatch(
                 f"the shellport runtime in {self.where} ({self.executable}) is older than this "
-                f"Python package (shellport {__version__}): {unknown}. {self._hint()}"
+                f"Python package (shellport {__version__}): {why}. {self._hint()}"
             )
         if exc.returncode in (126, 127):
             # What exec channels and shells answer for a command they cannot
@@ -85,14 +88,17 @@ class Command:
         return self.install_hint or "Install this package's executable there."
 
 
-def serve_argv(executable: str, heartbeat: float | None, expect_version: str | None) -> list[str]:
-    """``EXECUTABLE serve`` with the flags for a heartbeat and a version check."""
+def serve_argv(executable: str, heartbeat: float | None) -> list[str]:
+    """``EXECUTABLE serve``, with the flag for a heartbeat.
+
+    No --expect-version: the version is checked on the handshake, whose
+    answer comes on stdout. A refusal comes on stderr, which some channels
+    drop when the process ends at once (podman exec under load did).
+    """
     argv = [executable, "serve"]
     if heartbeat is not None:
         ms = heartbeat_ms(heartbeat)
         argv += ["--heartbeat", f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms}ms"]
-    if expect_version is not None:
-        argv += ["--expect-version", expect_version]
     return argv
 
 

@@ -256,7 +256,7 @@ def unshare(
     exe = _native.find_binary(binary, _native.read_settings(True)).path
     expect = __version__ if check_version else None
     hb = _heartbeat(heartbeat)
-    argv = [*cli_argv(cli, "cli"), *flags, "--", *serve_argv(exe, hb, expect)]
+    argv = [*cli_argv(cli, "cli"), *flags, "--", *serve_argv(exe, hb)]
     return Command(
         argv_tuple(argv),
         "unshare",
@@ -316,7 +316,7 @@ def _finish(
         nd = None if native_dir is None else os.fspath(native_dir)
         install(sandbox, path, nd, always=install_ == "always")
     expect = __version__ if check_version else None
-    full = argv(serve_argv(path, hb, expect))
+    full = argv(serve_argv(path, hb))
     hint = f"Install this package's executable there with shellport.remote.{how}."
     return Command(argv_tuple(full), platform, sandbox.where, path, expect, hint)
 
