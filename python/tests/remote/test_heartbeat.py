@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import pytest
 import shellport
 from shellport import _native
 
-from .sandboxes import alive, describe, wait_until, with_token
+from .sandboxes import WAIT, alive, describe, wait_until, with_token
 
 STANDIN = str(Path(__file__).with_name("kubectl_standin.py"))
 HEARTBEAT = 2.0
@@ -82,6 +83,8 @@ def harness(exe: str, pidfile: Path) -> Iterator[Any]:
         )
         procs.append(proc)
         assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], WAIT)
+        assert ready, f"the harness did not get ready within {WAIT:g} s"
         assert proc.stdout.readline().strip() == "ready"
         wait_until(lambda: len(with_token(token)) >= 4, "the shell and three sleeps")
         return proc, token, runtime_pid(pidfile)

@@ -162,7 +162,7 @@ def test_dropped_channel_fails_every_pending_call(
             await _until(lambda: len(with_token(tok)) >= 8, "four shells and four sleeps")
             if channel == "ssh":
                 # The server side goes, as with a dead network: ssh says so.
-                assert sshd.drop_connections() == 1
+                assert sshd.drop_connections() >= 1
             else:
                 os.kill(transport_pid(rt), signal.SIGKILL)  # podman exec, without a word
 
