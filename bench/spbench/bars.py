@@ -265,7 +265,7 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
             _all(list(p99.values()), lambda r: r <= 0.005),
             f"With {n_s} callers that each start the next call as soon as the last returns, "
             f"every call waits behind the others: mean latency ≈ callers ÷ throughput (Little's "
-            f"law). A 5 ms p99 would need more than {n_s / 0.005:,.0f} round trips per second; "
+            f"law). A 5 ms p99 would need more than {(n_s or 0) / 0.005:,.0f} round trips per second; "
             f"the raw-PTY floor manages {fl.get('throughput') or 0:,.0f}/s on these 2 cores "
             f"(p99 {ms(fl.get('p99'))}) and shellport {thr or 0:,.0f}/s. With the same "
             f"{n_s} shells live but one caller at a time, shellport's p99 is "

@@ -31,6 +31,14 @@ def main() -> None:
         from .scale import run_child as scale_child
 
         out = asyncio.run(scale_child(spec))
+    elif kind == "remote":
+        from .remote import run_child as remote_child
+
+        out = asyncio.run(remote_child(spec))
+    elif kind == "remote-channel":
+        from .remote import run_channel
+
+        out = run_channel(spec)
     else:
         raise SystemExit(f"unknown child kind {kind!r}")
     sys.stdout.write(json.dumps(out) + "\n")

@@ -41,6 +41,10 @@ class Sizes:
     scale_calls: int
     scale_bursts: int
     scale_reps: int
+    remote_containers: int = 32
+    remote_calls: int = 50
+    remote_reps: int = 3
+    remote_channel_calls: int = 300
 
 
 FULL = Sizes(
@@ -76,6 +80,10 @@ SMOKE = Sizes(
     scale_calls=3,
     scale_bursts=1,
     scale_reps=1,
+    remote_containers=2,
+    remote_calls=3,
+    remote_reps=1,
+    remote_channel_calls=10,
 )
 
 

@@ -366,6 +366,10 @@ def render(res: dict[str, Any], json_name: str, png: str | None) -> str:
         parts.append(_scale(c["scale"]))
     if "transport" in c:
         parts.append(_transport(res))
+    if "remote" in c:
+        from .remote import section
+
+        parts.append(section(c["remote"], ms, x_, _table))
     probs = res.get("problems", [])
     parts.append(
         "## Problems seen in this run\n\n"

@@ -1,17 +1,19 @@
 // Command shellport is the standalone shellport runtime.
 //
-//	shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V]
+//	shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V] [--heartbeat D]
 //	shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
 //	shellport mcp [--profile NAME] [--config FILE|JSON] [--cwd DIR]
-//	shellport version
+//	shellport version [--sha256]
 //
 // serve speaks newline-delimited JSON-RPC 2.0 on stdin and stdout (the
 // message set of docs/PROTOCOL.md); stdout carries protocol messages only and
 // diagnostics go to stderr or the --log file. It exits after the exit
 // notification, on SIGTERM, SIGINT or SIGHUP, as soon as its parent process
-// exits or nobody reads stdout any more (the host is gone), and at end of
-// input once the requests already read are answered — in every case after
-// killing every process it started.
+// exits or nobody reads stdout any more (the host is gone), with --heartbeat
+// D when nothing arrives on stdin for D (for channels such as kubectl exec
+// that may never deliver end of input), and at end of input once the
+// requests already read are answered — in every case after killing every
+// process it started.
 //
 // call runs one tool call in a fresh session and prints what the model
 // would read; its exit status is 0, or 1 when the result is an error.
@@ -31,10 +33,10 @@ import (
 )
 
 const usage = `usage:
-  shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V]
+  shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V] [--heartbeat D]
   shellport call [--config FILE|JSON] [--cwd DIR] [--json] NAME [ARGS_JSON]
   shellport mcp [--profile NAME] [--config FILE|JSON] [--cwd DIR]
-  shellport version
+  shellport version [--sha256]
 `
 
 func main() {
@@ -54,8 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "mcp":
 		return mcpCommand(args[1:], readCloser(stdin), writeCloser{stdout}, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, core.Version)
-		return 0
+		return version(args[1:], stdout, stderr)
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -7,19 +7,25 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/shellport/shellport/internal/carrier/stdio"
 	"github.com/shellport/shellport/internal/core"
 )
 
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseFlags(args, []string{"config", "log", "expect-version"}, nil)
+	f, err := parseFlags(args, []string{"config", "log", "expect-version", "heartbeat"}, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "shellport serve: %v\n%s", err, usage)
 		return 2
 	}
 	if len(f.rest) > 0 {
 		fmt.Fprintf(stderr, "shellport serve: unexpected argument %q\n", f.rest[0])
+		return 2
+	}
+	heartbeat, err := parseHeartbeat(f.values["heartbeat"])
+	if err != nil {
+		fmt.Fprintf(stderr, "shellport serve: %v\n", err)
 		return 2
 	}
 	if want := f.values["expect-version"]; want != "" && want != core.Version {
@@ -70,10 +76,30 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}()
 
 	helper, helperErr := spawnHelper()
-	opts := core.Options{Config: cfg, ConfigErr: cfgErr, Log: logw, SpawnHelper: helper, SpawnHelperNotFound: helperErr}
+	opts := core.Options{Config: cfg, ConfigErr: cfgErr, Log: logw, SpawnHelper: helper, SpawnHelperNotFound: helperErr, Heartbeat: heartbeat}
 	if err := stdio.Serve(ctx, stdin, stdout, opts); err != nil {
 		fmt.Fprintf(logw, "shellport serve: read stdin: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// minHeartbeat is the shortest --heartbeat accepted: a client has to get a
+// message through its channel within it, over a network and under load.
+const minHeartbeat = 100 * time.Millisecond
+
+// parseHeartbeat reads --heartbeat: a Go duration ("10s", "1m30s"); empty
+// or "0" turns the heartbeat off.
+func parseHeartbeat(value string) (time.Duration, error) {
+	if value == "" || value == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil {
+		return 0, fmt.Errorf("--heartbeat %q is not a duration such as 10s or 1m", value)
+	}
+	if d < minHeartbeat {
+		return 0, fmt.Errorf("--heartbeat %v is shorter than the shortest allowed, %v", d, minHeartbeat)
+	}
+	return d, nil
 }

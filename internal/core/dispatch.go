@@ -13,7 +13,7 @@ import (
 )
 
 // methods lists what the runtime answers, for the method-not-found message.
-var methods = []string{"initialize", "session/new", "session/close", "tools/list", "tools/call", "shutdown", "exit", rpc.CancelMethod}
+var methods = []string{"initialize", "session/new", "session/close", "tools/list", "tools/call", "shutdown", "exit", rpc.CancelMethod, rpc.PingMethod}
 
 // accept routes one request. It runs in arrival order on the delivering
 // goroutine: quick methods do their work here (so a pipelined session/new
@@ -74,6 +74,7 @@ type initializeResult struct {
 	ServerInfo      serverInfo `json:"serverInfo"`
 	Profile         string     `json:"profile"`
 	Tools           []string   `json:"tools"`
+	HeartbeatMs     int64      `json:"heartbeatMs,omitempty"`
 }
 
 type serverInfo struct {
@@ -109,6 +110,7 @@ func (rt *Runtime) initialize(params json.RawMessage) (any, error) {
 		ServerInfo:      serverInfo{Name: "shellport", Version: Version},
 		Profile:         rt.cfg.Profile,
 		Tools:           rt.reg.names(),
+		HeartbeatMs:     rt.opts.Heartbeat.Milliseconds(),
 	}, nil
 }
 

@@ -63,6 +63,12 @@ type Options struct {
 	// names one; carriers say there where they looked
 	// (spawnhelper.NotFound).
 	SpawnHelperNotFound error
+	// Heartbeat, when positive, is how often the client must send
+	// something: the carrier ends the runtime after that long without
+	// input (the stdio carrier's --heartbeat). The runtime only reports it,
+	// as heartbeatMs in its answer to initialize, so the client knows to
+	// send $/ping.
+	Heartbeat time.Duration
 }
 
 // Runtime serves the shellport message set.

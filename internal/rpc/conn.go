@@ -12,6 +12,11 @@ import (
 // CancelMethod is the notification that cancels an in-flight request.
 const CancelMethod = "$/cancelRequest"
 
+// PingMethod is the notification a client sends to show it is still there
+// (see the heartbeat of `shellport serve`). It does nothing else; sent as a
+// request it is answered with an empty result.
+const PingMethod = "$/ping"
+
 // Job does the work of one request on its own goroutine. Its context ends
 // when the client cancels the request or the server closes.
 type Job func(ctx context.Context) (any, error)
@@ -89,6 +94,14 @@ func (s *Server) deliver(msg []byte, sink func([]byte) error) bool {
 		return true
 	}
 	req.sink = sink
+	if req.Method == PingMethod {
+		// Ahead of everything, even after shutdown: a ping only proves the
+		// client is alive, which the carrier saw when it read the bytes.
+		if !req.IsNotification() {
+			replyTo(sink, req.ID, struct{}{}, nil)
+		}
+		return !req.IsNotification()
+	}
 	if req.Method == CancelMethod {
 		// Handled ahead of everything and never blocks. Sent as a request
 		// (with an id) it is answered like any request.

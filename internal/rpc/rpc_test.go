@@ -286,6 +286,36 @@ func TestServerAfterCloseRefuses(t *testing.T) {
 	}
 }
 
+// A ping proves the client is alive (issue 15): never answered as a
+// notification, answered {} as a request, and taken even after Close, when
+// every other method is refused.
+func TestServerPing(t *testing.T) {
+	s, r := testServer(t)
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":"b","method":"block"}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","method":"$/ping"}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","method":"$/ping","params":{"any":"thing"}}`))
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":1,"method":"$/ping"}`))
+	if msg := r.wait("1"); code(msg) != 0 || len(msg["result"].(map[string]any)) != 0 {
+		t.Fatalf("ping request: %v", msg)
+	}
+	s.CancelAll()
+	r.wait(`"b"`)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":2,"method":"$/ping"}`))
+	if msg := r.wait("2"); code(msg) != 0 {
+		t.Fatalf("ping after close: %v", msg)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.all) != 3 {
+		t.Fatalf("ping notifications must not be answered; got %d messages", len(r.all))
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash"}}`,

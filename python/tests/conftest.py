@@ -32,6 +32,15 @@ _BUILD_HINT = (
 )
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--require-remote",
+        action="store_true",
+        help="fail, instead of skipping, a remote test (tests/remote) whose sandbox cannot "
+        "start here; .ci/run sets it, so CI never skips them",
+    )
+
+
 def library_path() -> str:
     """The shared library the tests load."""
     path = os.environ.get(_native.ENV_LIBRARY) or str(

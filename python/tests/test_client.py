@@ -144,3 +144,33 @@ def test_tool_result_parsing() -> None:
 def test_tool_name_must_be_a_string() -> None:
     with runtime(lambda m: text_result(m, "x")) as rt, pytest.raises(TypeError):
         rt.session("/").call("")
+
+
+@pytest.mark.parametrize("heartbeat_ms", [None, 200])
+def test_pings_only_when_initialize_asks(heartbeat_ms: int | None) -> None:
+    """Issue 15: heartbeatMs in the answer to initialize starts $/ping
+    notifications, four per interval, until close; without it none are sent."""
+    import threading
+    import time
+
+    init = dict(INIT, heartbeatMs=heartbeat_ms) if heartbeat_ms else INIT
+    pinged = threading.Event()
+
+    def handler(msg: Msg) -> Any:
+        if msg.get("method") == "$/ping":
+            pinged.set()
+            return None
+        if msg.get("method") == "initialize":
+            return {"jsonrpc": "2.0", "id": msg["id"], "result": init}
+        return {"jsonrpc": "2.0", "id": msg["id"], "result": {}}
+
+    mock = shellport.MockTransport(handler)
+    rt = shellport.Runtime(transport=mock)
+    assert rt.version == "0.1.0"
+    assert pinged.wait(10 if heartbeat_ms else 1) == bool(heartbeat_ms)
+    rt.close()
+    sent = len(mock.sent)
+    time.sleep(0.3)  # six ping periods: none may come after close
+    assert len(mock.sent) == sent, "pings went on after close"
+    pings = [m for m in mock.sent if m.get("method") == "$/ping"]
+    assert all(m == {"jsonrpc": "2.0", "method": "$/ping", "params": {}} for m in pings)

@@ -3,7 +3,9 @@
 //
 // stdout carries protocol messages only. Serve returns after the exit
 // notification, when ctx ends (a signal, or the host's death: see
-// WatchParent), when nobody reads the output any more, or at end of input
+// WatchParent), when nobody reads the output any more, when the client was
+// silent for longer than its heartbeat (core.Options.Heartbeat), or at end
+// of input
 // once the requests already read are answered — in every case after the
 // runtime has killed every process it started.
 package stdio
@@ -50,6 +52,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 		return err
 	}
 	rt := core.New(opts)
+
+	ctx, in, stopHeartbeat := watchHeartbeat(ctx, in, opts.Heartbeat, logw)
+	defer stopHeartbeat()
 
 	inputDone := make(chan error, 1)
 	go func() { inputDone <- readLoop(rt, in) }()

@@ -17,6 +17,7 @@ Environment variables (all ignored with ``Runtime(trust_env=False)``):
 (``library`` | ``process``) and ``SHELLPORT_DEBUG=wire``.
 """
 
+from . import remote
 from ._exceptions import (
     BinaryNotFound,
     Cancelled,
@@ -58,6 +59,7 @@ __all__ = [
     "MockTransport",
     "ProcessExited",
     "ProtocolError",
+    "remote",
     "RPCError",
     "Runtime",
     "Session",

@@ -39,6 +39,7 @@ RECEIVE_SLICE = 0.2  # seconds one receive may block; bounds shutdown latency
 WAIT_SLICE = 0.25  # seconds one wait on a future may block before signals run
 EXIT_REPORT_WAIT = 5.0  # seconds a failed sender waits for the reader's exit report
 _WIRE_CLIP = 64 << 10
+PING_METHOD = "$/ping"  # what the heartbeat sends (docs/PROTOCOL.md)
 
 Result = dict[str, Any]
 
@@ -63,6 +64,7 @@ class Connection:
         self._notices: dict[str, deque[str]] = {}
         self._dead: TransportError | None = None
         self._stopping = False
+        self._closing = threading.Event()  # stops the heartbeat
         self.forked = False
         self._reader = threading.Thread(
             target=self._read_loop, name="shellport-reader", daemon=True
@@ -177,6 +179,30 @@ class Connection:
     async def acall(self, method: str, params: Mapping[str, Any]) -> Result:
         """Send a request and await its result."""
         return await self.await_(*self.start(method, params))
+
+    # --- heartbeat -----------------------------------------------------------------
+
+    def start_heartbeat(self, interval: float) -> None:
+        """Send $/ping four times per interval until close, on a thread of its own.
+
+        A runtime started with a heartbeat (``shellport serve --heartbeat``)
+        ends itself, killing everything, after interval seconds without a
+        message; over a channel that may never deliver end of input
+        (``kubectl exec``) that is how it learns this process is gone. The
+        thread only sends, so a reply-less silence from the runtime does not
+        stop it, and a blocked channel blocks only it.
+        """
+        period = max(interval / 4, 0.025)
+        threading.Thread(
+            target=self._ping_loop, args=(period,), name="shellport-heartbeat", daemon=True
+        ).start()
+
+    def _ping_loop(self, period: float) -> None:
+        while not self._closing.wait(period):
+            try:
+                self.notify(PING_METHOD, {})
+            except ShellportError:
+                return  # the connection is dead or closed; the reader reports it
 
     # --- notices -------------------------------------------------------------------
 
@@ -297,6 +323,7 @@ class Connection:
     def close(self, shutdown_timeout: float = 5.0) -> None:
         """Shut the runtime down politely, close the transport, stop the reader."""
         _live.discard(self)
+        self._closing.set()
         if self.forked or os.getpid() != self._pid:
             self.transport.close()  # transports never touch a parent's runtime
             return

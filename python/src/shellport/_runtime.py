@@ -25,13 +25,14 @@ from ._transports.base import BaseTransport
 from ._transports.cdll import CDLLTransport
 from ._transports.stdio import StdioTransport
 from ._version import __version__
+from .remote._command import Command
 
 __all__ = ["Runtime"]
 
 PROTOCOL_VERSION = 1
 INITIALIZE_TIMEOUT = 60.0  # seconds; generous for `docker exec` and cold caches
 
-TransportSpec = Union[str, Sequence[str], BaseTransport]
+TransportSpec = Union[str, Sequence[str], BaseTransport, Command]
 StrPath = Union[str, "os.PathLike[str]"]
 
 
@@ -48,7 +49,9 @@ class Runtime:
     {...}}``). ``transport`` is ``"auto"`` (the shared library when it loads
     safely here, else the bundled executable), ``"library"``, ``"process"``, an
     argv that speaks the protocol on stdio (``["docker", "exec", "-i", ctr,
-    "/opt/shellport", "serve"]``), or a transport instance. ``trust_env=False``
+    "/opt/shellport/shellport", "serve"]``), a ``shellport.remote`` Command
+    (``shellport.remote.docker(ctr, install=True)``: the same argv, plus a
+    version check and a heartbeat), or a transport instance. ``trust_env=False``
     ignores every ``SHELLPORT_*`` variable; ``library_path`` and
     ``binary_path`` override where the native files are.
 
@@ -216,6 +219,10 @@ class Runtime:
         except BaseException:
             conn.close(shutdown_timeout=1.0)
             raise
+        heartbeat = info.get("heartbeatMs")
+        if isinstance(heartbeat, int) and not isinstance(heartbeat, bool) and heartbeat > 0:
+            # The runtime ends itself after that long without a message.
+            conn.start_heartbeat(heartbeat / 1000)
         return conn, info
 
     def _initialize(self, conn: Connection, check_version: bool) -> dict[str, Any]:
@@ -228,6 +235,11 @@ class Runtime:
         try:
             info = conn.call("initialize", params, timeout=INITIALIZE_TIMEOUT)
         except ProcessExited as exc:
+            spec = self._transport_spec
+            if isinstance(spec, Command):
+                clearer = spec._explain(exc)
+                if clearer is not None:
+                    raise clearer from exc
             if check_version and "expects version" in exc.stderr:
                 raise VersionMismatch(
                     f"the bundled shellport executable refused to serve shellport {__version__}: "
@@ -246,6 +258,8 @@ class Runtime:
                 "the runtime's answer to initialize is not protocol version "
                 f"{PROTOCOL_VERSION}: {info!r:.300}"
             )
+        if isinstance(self._transport_spec, Command):
+            self._transport_spec._check_version(server["version"])
         if check_version and server["version"] != __version__:
             raise VersionMismatch(
                 f"the bundled native files are shellport {server['version']}, but the Python "
@@ -260,6 +274,10 @@ class Runtime:
             return spec, False
         if isinstance(spec, list):
             return StdioTransport(spec), False
+        if isinstance(spec, Command):
+            transport = StdioTransport(spec.argv)
+            transport.name = spec.platform
+            return transport, False
         choice = spec
         if choice == "auto" and self._settings.transport is not None:
             choice = self._settings.transport
@@ -365,8 +383,8 @@ def _host_environment() -> dict[str, str]:
     return out
 
 
-def _check_transport(spec: Any) -> str | list[str] | BaseTransport:
-    if isinstance(spec, BaseTransport):
+def _check_transport(spec: Any) -> str | list[str] | BaseTransport | Command:
+    if isinstance(spec, (BaseTransport, Command)):
         return spec
     if isinstance(spec, str):
         if spec not in ("auto", "library", "process"):
@@ -379,5 +397,6 @@ def _check_transport(spec: Any) -> str | list[str] | BaseTransport:
         return [os.fspath(a) for a in spec]
     raise TypeError(
         "transport must be 'auto', 'library', 'process', a non-empty list of strings "
-        f"(a command that speaks the protocol on stdio), or a transport instance; got {spec!r}"
+        "(a command that speaks the protocol on stdio), a shellport.remote.Command, or a "
+        f"transport instance; got {spec!r}"
     )

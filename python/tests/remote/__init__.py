@@ -1,0 +1,1 @@
+"""Tests of the runtime inside real sandboxes (make test-remote; issue 15)."""
