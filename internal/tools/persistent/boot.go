@@ -1,91 +1,133 @@
 package persistent
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
 )
 
 // File descriptors the driver loop keeps for itself. Each command runs with
-// all of them closed (the shell restores them after), so neither the
-// command nor its background jobs inherit them.
+// all of them closed (bash restores them after), so neither the command nor
+// the programs it starts inherit them. They sit below 36 so that a command
+// lowering `ulimit -n` to 64 (or anything above 36) cannot stop bash from
+// restoring them, and above the range bash and users allocate from (3-9 by
+// hand, 10 and up for {var} and bash's own saved copies).
 const (
-	fdInbox = 60 // regular file the tool appends to: each command, then each marker, NUL-terminated
-	fdCtl   = 61 // FIFO the shell reads: one "r" byte per message appended to the inbox
-	fdRet   = 62 // FIFO the shell writes: "u" once started, "d" each time a command has finished
-	fdTTY   = 63 // the terminal, kept open so `exec >/dev/null` cannot hide the end frame
-	fdNull  = 64 // /dev/null, where the loop's own xtrace lines go
+	fdInbox = 30 // regular file the tool appends commands to, NUL-terminated
+	fdCtl   = 31 // FIFO the shell reads: one wake byte per command ("1": in the inbox, "2": follows here)
+	fdRet   = 32 // FIFO the shell writes: its report after each command ("d<status>", "t<token>", "e")
+	fdTTY   = 33 // the terminal, kept open so `exec >/dev/null` cannot hide the frame
+	fdNull  = 34 // /dev/null, where the loop's own diagnostics and any DEBUG-trap output go
+	fdSave  = 35 // FIFO only the shell uses: the loop saves the command's DEBUG trap through it
+)
+
+// Wake bytes: where the next command is.
+const (
+	wakeInbox = '1'
+	wakeCtl   = '2'
 )
 
 // Names in the private directory; all are unlinked once the shell has
-// opened them (see shell.retLoop).
+// reported that it is running (see shell.onFrame).
 const (
 	inboxFile = "inbox"
 	ctlFile   = "ctl"
 	retFile   = "ret"
+	saveFile  = "save"
 )
+
+// loopEndedExit is the status the shell exits with when its command loop
+// ends: a command ran break outside any loop, or left the shell unable to
+// run the loop (its report then names the command's own status).
+const loopEndedExit = 96
 
 // bootScript is the driver loop bash runs with -c. It is a single line on
 // purpose: bash numbers the lines of an eval'd string from the line the
 // eval sits on, so with the eval on line 1 the command's own line numbers
-// appear in bash's messages ("bash: line 3: …").
+// appear in bash's messages ("bash: line 3: …"). Being one line, it is also
+// parsed whole before anything runs, so no alias a command defines can
+// change it.
 //
-// Once its descriptors are open it writes "u" to the return FIFO. Then, per
-// command:
-//  1. it waits for a byte on the control FIFO and reads the command from
-//     the inbox up to its NUL (read -u on a regular file is one buffered
-//     read and a seek: no open, no redirection);
-//  2. it evals the command at top level with its own descriptors closed,
-//     re-enabling xtrace first if the previous command left it on, so the
-//     eval line itself is never traced;
-//  3. it records $? and turns xtrace off (any trace of that goes to
-//     /dev/null), writes "d" to the return FIFO, waits for the next byte,
-//     reads the two marker halves ("H1 H2") from the inbox, and prints them
-//     joined, with the status, to the terminal.
+// The loop is `until ! { report && wait && read }; do eval; done`: it goes
+// on only while its condition fully succeeds. If the shell stops running
+// commands (set -n: the condition then "succeeds" without running, and
+// until stops), or the condition fails because the command changed the
+// shell under it (a builtin it needs disabled, or shadowed by a function
+// named builtin; one of its variables made read-only; its descriptors
+// closed), the loop ends, reports "e" and the shell exits with
+// loopEndedExit at once, instead of spinning or waiting for the timeout.
+// Each turn:
 //
-// The marker only enters the shell after the command has finished, as two
-// halves in one variable that is emptied at once, so no command can find
-// it in shell state, and the joined marker exists only on the terminal.
-// Everything uses `builtin` so a function named read or printf cannot
-// interfere; the waits clear TMOUT, which would otherwise time them out;
-// and nothing in the loop fails, so set -e and ERR traps left on by a
-// command do not fire in it.
+//  1. Report on the command before (on the first turn: that the shell runs).
+//     The status is taken in the report's own redirection, before any
+//     command of the loop runs, so no trap can change it. The command's
+//     DEBUG trap is saved and cleared first, so it runs before exactly two
+//     bookkeeping commands, with their output discarded; then "d<status>"
+//     goes to the return FIFO, the loop's variables are unset (dropping any
+//     attribute a command put on them: -u, -i, -n, export), xtrace is turned
+//     off, eval and the descriptors are checked, a fresh token is drawn
+//     (128 bits of $SRANDOM where bash has it, a counter otherwise),
+//     "t<token>" goes to the return FIFO and the frame ESC _ SP <token>
+//     ESC \ to the terminal. All of this is a loop condition, so set -e
+//     and ERR traps never fire in it.
+//  2. Wait for a wake byte (TMOUT cleared; a trapped signal that interrupts
+//     the wait restarts it) and read the command from the inbox or, after
+//     wakeCtl, from the control FIFO.
+//  3. Eval the command at top level with the loop's descriptors closed,
+//     after restoring the command's DEBUG trap and xtrace inside the eval,
+//     so the eval line itself is neither traced nor seen by the trap.
+//
+// The token exists nowhere until the command has finished, and the tool
+// accepts a frame only when the return FIFO, which no output reaches,
+// already holds the same token (see shell.onFrame).
 func bootScript(dir string) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
+	vars := "__sp_c __sp_d __sp_k __sp_o __sp_p __sp_s __sp_t __sp_w"
+	report := strings.Join([]string{
+		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdSave),
+		`builtin trap - DEBUG`,
+		fmt.Sprintf(`builtin printf 'd%%d\n' "$__sp_s" >&%d`, fdRet),
+		fmt.Sprintf(`builtin printf '\0' >&%d`, fdSave),
+		`builtin unset "${__sp_nr:--v}" ` + vars,
+		`builtin unset -v ` + vars,
+		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdSave),
+		`__sp_o=$-`,
+		`builtin set +x`,
+		`__sp_k=`,
+		`builtin eval __sp_k=1`,
+		`[[ $__sp_k == 1 ]]`,
+		fmt.Sprintf(`[[ -r /dev/fd/%d && -r /dev/fd/%d && -r /dev/fd/%d ]]`, fdInbox, fdCtl, fdSave),
+		`__sp_p=`,
+		`{ [[ -z $__sp_d ]] || __sp_p="builtin ${__sp_d%$'\n'};"; }`,
+		`{ [[ $__sp_o != *x* ]] || __sp_p+='builtin set -x;'; }`,
+		`builtin printf -v __sp_t '%08X%08X%08X%08X' "$((${SRANDOM:-0}))" "$((${SRANDOM:-0}))" "$((${SRANDOM:-0}))" "$((${SRANDOM:-0}))"`,
+		`{ [[ $__sp_t != 00000000000000000000000000000000 ]] || builtin printf -v __sp_t '%032X' "$((__sp_n = ${__sp_n:-0} + 1))"; }`,
+		fmt.Sprintf(`builtin printf 't%%s\n' "$__sp_t" >&%d`, fdRet),
+		fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY),
+		`__sp_t=`,
+	}, " && ")
+	wait := fmt.Sprintf(`__sp_w= && { until TMOUT= builtin read -r -n 1 -u %d __sp_w || (( $? <= 128 )); do :; done; }`, fdCtl) +
+		` && [[ $__sp_w == [12] ]]` +
+		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_w - 1))" __sp_c`, fdInbox)
 	return strings.Join([]string{
 		`builtin unset BASH_EXECUTION_STRING`,
 		`builtin shopt -s expand_aliases`,
 		`builtin set +o history +H`,
-		fmt.Sprintf(`exec %d<%s %d<>%s %d<>%s %d>/dev/tty %d>/dev/null`,
-			fdInbox, q(inboxFile), fdCtl, q(ctlFile), fdRet, q(retFile), fdTTY, fdNull),
-		fmt.Sprintf(`builtin printf u >&%d`, fdRet),
-		`while :; do ` +
-			fmt.Sprintf(`TMOUT= builtin read -r -n 1 -u %d __shellport_w || builtin exit 97; `, fdCtl) +
-			fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __shellport_c || :; `, fdInbox) +
-			fmt.Sprintf(`builtin eval "${__shellport_x:+builtin set -x;}$__shellport_c" %d<&- %d<&- %d>&- %d>&- %d>&-; `, fdInbox, fdCtl, fdRet, fdTTY, fdNull) +
-			fmt.Sprintf(`{ __shellport_r=$?; case $- in *x*) builtin set +x; __shellport_x=1;; *) __shellport_x=;; esac; } 2>&%d; `, fdNull) +
-			fmt.Sprintf(`__shellport_c=; builtin printf d >&%d; TMOUT= builtin read -r -n 1 -u %d __shellport_w || builtin exit 97; `, fdRet, fdCtl) +
-			fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __shellport_h || :; `, fdInbox) +
-			fmt.Sprintf(`builtin printf '%%s%%s %%s\n' "${__shellport_h%% *}" "${__shellport_h#* }" "$__shellport_r" >&%d; `, fdTTY) +
-			`__shellport_h=; done`,
+		`__sp_nr=-v`,
+		`__sp_n=0`,
+		`(( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 403 )) || __sp_nr=-n`,
+		fmt.Sprintf(`exec %d<%s %d<>%s %d<>%s %d>/dev/tty %d>/dev/null %d<>%s`,
+			fdInbox, q(inboxFile), fdCtl, q(ctlFile), fdRet, q(retFile), fdTTY, fdNull, fdSave, q(saveFile)),
+		fmt.Sprintf(`until ! { { %s; } 2>&%d >&"$((%d + 0 * (__sp_s = $?)))" && %s; }; do `, report, fdNull, fdNull, wait) +
+			fmt.Sprintf(`builtin eval "$__sp_p$__sp_c" %d<&- %d<&- %d>&- %d>&- %d>&- %d<&-; `, fdInbox, fdCtl, fdRet, fdTTY, fdNull, fdSave) +
+			`done`,
+		fmt.Sprintf(`builtin printf 'e\n' >&%d`, fdRet),
+		fmt.Sprintf(`{ builtin printf '\33_SP%%032d\33\\' 0 >&%d || builtin printf '\33_SP%%032d\33\\' 0 >&2; }`, fdTTY),
+		fmt.Sprintf(`exit %d`, loopEndedExit),
 	}, "; ")
 }
 
 // shellQuote quotes s as one bash word.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// newMarker returns a fresh 128-bit marker (32 hex digits) and the inbox
-// message that hands it to the shell in two halves.
-func newMarker() (marker []byte, halves []byte, err error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, nil, fmt.Errorf("persistent: marker: %w", err)
-	}
-	marker = []byte(hex.EncodeToString(b[:]))
-	halves = fmt.Appendf(nil, "%s %s\x00", marker[:16], marker[16:])
-	return marker, halves, nil
 }
