@@ -36,6 +36,13 @@ const (
 	saveFile  = "save"
 )
 
+// deadFD is where the report's output goes when the loop's previous turn
+// did not run to its end: no descriptor can have that number, so the
+// redirection fails and the loop ends. It catches what makes bash skip
+// commands without failing them (a DEBUG trap returning non-zero under
+// shopt -s extdebug), which would otherwise spin the loop forever.
+const deadFD = 2147483647
+
 // loopEndedExit is the status the shell exits with when its command loop
 // ends: a command ran break outside any loop, or left the shell unable to
 // run the loop (its report then names the command's own status).
@@ -82,19 +89,26 @@ const loopEndedExit = 96
 // already holds the same token (see shell.onFrame).
 func bootScript(dir string) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
-	vars := "__sp_c __sp_d __sp_k __sp_o __sp_p __sp_s __sp_t __sp_w"
-	report := strings.Join([]string{
+	vars := "__sp_c __sp_d __sp_k __sp_o __sp_p __sp_t __sp_w __sp_x"
+	// settle runs first, with its output discarded: it records the status,
+	// saves and clears the DEBUG trap, unsets the loop's variables and
+	// turns xtrace off, so nothing after it is traced or seen by a trap.
+	settle := strings.Join([]string{
+		fmt.Sprintf(`builtin printf 'd%%d\n' "$?" >&%d`, fdRet),
 		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdSave),
 		`builtin trap - DEBUG`,
-		fmt.Sprintf(`builtin printf 'd%%d\n' "$__sp_s" >&%d`, fdRet),
-		fmt.Sprintf(`builtin printf '\0' >&%d`, fdSave),
 		`builtin unset "${__sp_nr:--v}" ` + vars,
 		`builtin unset -v ` + vars,
-		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdSave),
 		`__sp_o=$-`,
 		`builtin set +x`,
+	}, " && ")
+	// report checks what the loop needs and prints the frame. Its output is
+	// the terminal's again, so a trap that a signal runs meanwhile is seen.
+	report := strings.Join([]string{
+		fmt.Sprintf(`builtin printf '\0' >&%d`, fdSave),
+		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdSave),
 		`__sp_k=`,
-		`builtin eval __sp_k=1`,
+		`builtin eval '__sp_k=1'`,
 		`[[ $__sp_k == 1 ]]`,
 		fmt.Sprintf(`[[ -r /dev/fd/%d && -r /dev/fd/%d && -r /dev/fd/%d ]]`, fdInbox, fdCtl, fdSave),
 		`__sp_p=`,
@@ -108,21 +122,26 @@ func bootScript(dir string) string {
 	}, " && ")
 	wait := fmt.Sprintf(`__sp_w= && { until TMOUT= builtin read -r -n 1 -u %d __sp_w || (( $? <= 128 )); do :; done; }`, fdCtl) +
 		` && [[ $__sp_w == [12] ]]` +
-		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_w - 1))" __sp_c`, fdInbox)
+		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_w - 1))" __sp_c`, fdInbox) +
+		` && __sp_a=1`
+	// After the loop, each report is tried as a builtin and as a plain
+	// command, since either may be what stopped the loop.
+	endFrame := `builtin printf '\33_SP%032d\33\\' 0; printf '\33_SP%032d\33\\' 0`
 	return strings.Join([]string{
 		`builtin unset BASH_EXECUTION_STRING`,
 		`builtin shopt -s expand_aliases`,
 		`builtin set +o history +H`,
 		`__sp_nr=-v`,
 		`__sp_n=0`,
+		`__sp_a=1`,
 		`(( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 403 )) || __sp_nr=-n`,
 		fmt.Sprintf(`exec %d<%s %d<>%s %d<>%s %d>/dev/tty %d>/dev/null %d<>%s`,
 			fdInbox, q(inboxFile), fdCtl, q(ctlFile), fdRet, q(retFile), fdTTY, fdNull, fdSave, q(saveFile)),
-		fmt.Sprintf(`until ! { { %s; } 2>&%d >&"$((%d + 0 * (__sp_s = $?)))" && %s; }; do `, report, fdNull, fdNull, wait) +
+		fmt.Sprintf(`until ! { { %s; } 2>/dev/null >&"$((__sp_x = __sp_a ? %d : %d, __sp_a = 0, __sp_x))" && %s && %s; }; do `, settle, fdNull, deadFD, report, wait) +
 			fmt.Sprintf(`builtin eval "$__sp_p$__sp_c" %d<&- %d<&- %d>&- %d>&- %d>&- %d<&-; `, fdInbox, fdCtl, fdRet, fdTTY, fdNull, fdSave) +
 			`done`,
-		fmt.Sprintf(`builtin printf 'e\n' >&%d`, fdRet),
-		fmt.Sprintf(`{ builtin printf '\33_SP%%032d\33\\' 0 >&%d || builtin printf '\33_SP%%032d\33\\' 0 >&2; }`, fdTTY),
+		fmt.Sprintf(`{ builtin printf 'e\n'; printf 'e\n'; } 2>/dev/null >&%d`, fdRet),
+		fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null`, endFrame, fdTTY, endFrame),
 		fmt.Sprintf(`exit %d`, loopEndedExit),
 	}, "; ")
 }
