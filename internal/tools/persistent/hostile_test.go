@@ -187,4 +187,3 @@ func BenchmarkBrokenShellDetected(b *testing.B) {
 		}
 	}
 }
-
