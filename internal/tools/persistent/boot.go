@@ -8,17 +8,16 @@ import (
 
 // File descriptors the driver loop keeps for itself. Each command runs with
 // all of them closed (bash restores them after), so neither the command nor
-// the programs it starts inherit them. They sit below 36 so that a command
-// lowering `ulimit -n` to 64 (or anything above 36) cannot stop bash from
+// the programs it starts inherit them. They sit below 35 so that a command
+// lowering `ulimit -n` to 64 (or anything above 35) cannot stop bash from
 // restoring them, and above the range bash and users allocate from (3-9 by
 // hand, 10 and up for {var} and bash's own saved copies).
 const (
 	fdInbox = 30 // regular file the tool appends commands to, NUL-terminated
-	fdCtl   = 31 // FIFO the shell reads: one wake byte per command ("1": in the inbox, "2": follows here)
+	fdCtl   = 31 // FIFO the shell reads: one wake byte per command ("1": in the inbox, "2": follows here); also where the loop saves the DEBUG trap while no command is pending
 	fdRet   = 32 // FIFO the shell writes: its report after each command ("d<status>", "t<token>", "e")
 	fdTTY   = 33 // the terminal, kept open so `exec >/dev/null` cannot hide the frame
-	fdNull  = 34 // /dev/null, where the loop's own diagnostics and any DEBUG-trap output go
-	fdSave  = 35 // FIFO only the shell uses: the loop saves the command's DEBUG trap through it
+	fdNull  = 34 // /dev/null, where the loop's bookkeeping and any DEBUG-trap output go
 )
 
 // Wake bytes: where the next command is.
@@ -33,7 +32,6 @@ const (
 	inboxFile = "inbox"
 	ctlFile   = "ctl"
 	retFile   = "ret"
-	saveFile  = "save"
 )
 
 // deadFD is where the report's output goes when the loop's previous turn
@@ -55,32 +53,37 @@ const loopEndedExit = 96
 // parsed whole before anything runs, so no alias a command defines can
 // change it.
 //
-// The loop is `until ! { report && wait && read }; do eval; done`: it goes
-// on only while its condition fully succeeds. If the shell stops running
-// commands (set -n: the condition then "succeeds" without running, and
-// until stops), or the condition fails because the command changed the
-// shell under it (a builtin it needs disabled, or shadowed by a function
-// named builtin; one of its variables made read-only; its descriptors
-// closed), the loop ends, reports "e" and the shell exits with
+// The loop is `until ! { settle && report && wait }; do eval; done`: it goes
+// on only while its condition fully succeeds, and the condition is where
+// set -e and ERR traps never fire. If the shell stops running commands
+// (set -n: the condition then "succeeds" without running, and until
+// stops), or the condition fails because the command changed the shell
+// under it (a builtin it needs disabled, or shadowed by a function named
+// builtin; one of its variables made read-only; its descriptors closed),
+// the loop ends, reports "e" and an end frame, and the shell exits with
 // loopEndedExit at once, instead of spinning or waiting for the timeout.
 // Each turn:
 //
-//  1. Report on the command before (on the first turn: that the shell runs).
-//     The status is taken in the report's own redirection, before any
-//     command of the loop runs, so no trap can change it. The command's
-//     DEBUG trap is saved and cleared first, so it runs before exactly two
-//     bookkeeping commands, with their output discarded; then "d<status>"
-//     goes to the return FIFO, the loop's variables are unset (dropping any
-//     attribute a command put on them: -u, -i, -n, export), xtrace is turned
-//     off, eval and the descriptors are checked, a fresh token is drawn
-//     (128 bits of $SRANDOM where bash has it, a counter otherwise),
-//     "t<token>" goes to the return FIFO and the frame ESC _ SP <token>
-//     ESC \ to the terminal. All of this is a loop condition, so set -e
-//     and ERR traps never fire in it.
-//  2. Wait for a wake byte (TMOUT cleared; a trapped signal that interrupts
+//  1. settle, with its output discarded. Its redirection takes the
+//     command's status (before any command of the loop runs, so no trap can
+//     change it) and holds the guard: unless the previous turn ran to its
+//     end, stdout goes to deadFD and the condition fails. Then it saves and
+//     clears the DEBUG trap (which so runs before these two commands only,
+//     its output discarded), unsets the loop's variables (dropping any
+//     attribute a command put on them, -u, -i or export, and, through a
+//     nameref, its target's) and turns xtrace off.
+//  2. report, with the terminal as output again (so a trap a signal runs
+//     meanwhile is seen): read back the saved DEBUG trap, if there was one,
+//     check that read and eval work, draw a fresh token (64
+//     bits of $SRANDOM where bash has it, and a counter), write
+//     "d<status>" and "t<token>" to the return FIFO, then the frame
+//     ESC _ SP <token> ESC \ to the terminal. When settle or report
+//     fails, "d<status>" alone goes to the return FIFO, so the result can
+//     still give the command's status.
+//  3. wait for a wake byte (TMOUT cleared; a trapped signal that interrupts
 //     the wait restarts it) and read the command from the inbox or, after
 //     wakeCtl, from the control FIFO.
-//  3. Eval the command at top level with the loop's descriptors closed,
+//  4. eval the command at top level with the loop's descriptors closed,
 //     after restoring the command's DEBUG trap and xtrace inside the eval,
 //     so the eval line itself is neither traced nor seen by the trap.
 //
@@ -89,15 +92,14 @@ const loopEndedExit = 96
 // already holds the same token (see shell.onFrame).
 func bootScript(dir string) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
-	vars := "__sp_c __sp_d __sp_k __sp_o __sp_p __sp_t __sp_w __sp_x"
-	// settle runs first, with its output discarded: it records the status,
-	// saves and clears the DEBUG trap, unsets the loop's variables and
-	// turns xtrace off, so nothing after it is traced or seen by a trap.
+	vars := "__sp_c __sp_d __sp_o __sp_p __sp_t __sp_w"
+	// settle runs first, with its output discarded: it saves and clears
+	// the DEBUG trap (so the trap runs before these two commands only),
+	// unsets the loop's variables and turns xtrace off, so nothing after it
+	// is traced or seen by a trap. The status was taken in its redirection.
 	settle := strings.Join([]string{
-		fmt.Sprintf(`builtin printf 'd%%d\n' "$?" >&%d`, fdRet),
-		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdSave),
+		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdCtl),
 		`builtin trap - DEBUG`,
-		`builtin unset "${__sp_nr:--v}" ` + vars,
 		`builtin unset -v ` + vars,
 		`__sp_o=$-`,
 		`builtin set +x`,
@@ -105,21 +107,22 @@ func bootScript(dir string) string {
 	// report checks what the loop needs and prints the frame. Its output is
 	// the terminal's again, so a trap that a signal runs meanwhile is seen.
 	report := strings.Join([]string{
-		fmt.Sprintf(`builtin printf '\0' >&%d`, fdSave),
-		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdSave),
-		`__sp_k=`,
-		`builtin eval '__sp_k=1'`,
-		`[[ $__sp_k == 1 ]]`,
-		fmt.Sprintf(`[[ -r /dev/fd/%d && -r /dev/fd/%d && -r /dev/fd/%d ]]`, fdInbox, fdCtl, fdSave),
+		fmt.Sprintf(`builtin read -t 0 -u %d`, fdInbox), // read works: a regular file is always ready
+		fmt.Sprintf(`{ ! builtin read -t 0 -u %d || { builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u %d __sp_d; }; }`, fdCtl, fdCtl, fdCtl),
+		`builtin eval ''`,
 		`__sp_p=`,
-		`{ [[ -z $__sp_d ]] || __sp_p="builtin ${__sp_d%$'\n'};"; }`,
+		`{ [[ -z ${__sp_d-} ]] || __sp_p="builtin ${__sp_d%$'\n'};"; }`,
 		`{ [[ $__sp_o != *x* ]] || __sp_p+='builtin set -x;'; }`,
-		`builtin printf -v __sp_t '%08X%08X%08X%08X' "$((${SRANDOM:-0}))" "$((${SRANDOM:-0}))" "$((${SRANDOM:-0}))" "$((${SRANDOM:-0}))"`,
-		`{ [[ $__sp_t != 00000000000000000000000000000000 ]] || builtin printf -v __sp_t '%032X' "$((__sp_n = ${__sp_n:-0} + 1))"; }`,
-		fmt.Sprintf(`builtin printf 't%%s\n' "$__sp_t" >&%d`, fdRet),
+		`builtin printf -v __sp_t '%08X%08X%016X' "${SRANDOM:-0}" "${SRANDOM:-0}" "$((__sp_n += 1))"`,
+		`[[ ${#__sp_t} == 32 ]]`,
+		fmt.Sprintf(`builtin printf 'd%%d\nt%%s\n' "$__sp_s" "$__sp_t" >&%d`, fdRet),
 		fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY),
 		`__sp_t=`,
 	}, " && ")
+	// failed reports the status alone when the turn could not finish, so
+	// the result can still give the command's own status, and fails in a
+	// way bash cannot skip: a redirection to deadFD.
+	failed := fmt.Sprintf(`{ builtin printf 'd%%d\n' "${__sp_s:-0}" >&%d; { :; } 2>&%d >&%d; }`, fdRet, fdNull, deadFD)
 	wait := fmt.Sprintf(`__sp_w= && { until TMOUT= builtin read -r -n 1 -u %d __sp_w || (( $? <= 128 )); do :; done; }`, fdCtl) +
 		` && [[ $__sp_w == [12] ]]` +
 		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_w - 1))" __sp_c`, fdInbox) +
@@ -131,14 +134,12 @@ func bootScript(dir string) string {
 		`builtin unset BASH_EXECUTION_STRING`,
 		`builtin shopt -s expand_aliases`,
 		`builtin set +o history +H`,
-		`__sp_nr=-v`,
 		`__sp_n=0`,
 		`__sp_a=1`,
-		`(( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 403 )) || __sp_nr=-n`,
-		fmt.Sprintf(`exec %d<%s %d<>%s %d<>%s %d>/dev/tty %d>/dev/null %d<>%s`,
-			fdInbox, q(inboxFile), fdCtl, q(ctlFile), fdRet, q(retFile), fdTTY, fdNull, fdSave, q(saveFile)),
-		fmt.Sprintf(`until ! { { %s; } 2>/dev/null >&"$((__sp_x = __sp_a ? %d : %d, __sp_a = 0, __sp_x))" && %s && %s; }; do `, settle, fdNull, deadFD, report, wait) +
-			fmt.Sprintf(`builtin eval "$__sp_p$__sp_c" %d<&- %d<&- %d>&- %d>&- %d>&- %d<&-; `, fdInbox, fdCtl, fdRet, fdTTY, fdNull, fdSave) +
+		fmt.Sprintf(`exec %d<%s %d<>%s %d<>%s %d>/dev/tty %d>/dev/null`,
+			fdInbox, q(inboxFile), fdCtl, q(ctlFile), fdRet, q(retFile), fdTTY, fdNull),
+		fmt.Sprintf(`until ! { { { %s; } 2>&%d >&"$((__sp_s = $?, __sp_x = __sp_a ? %d : %d, __sp_a = 0, __sp_x))" && %s || %s; } && %s; }; do `, settle, fdNull, fdNull, deadFD, report, failed, wait) +
+			fmt.Sprintf(`builtin eval "$__sp_p$__sp_c" %d<&- %d<&- %d>&- %d>&- %d>&-; `, fdInbox, fdCtl, fdRet, fdTTY, fdNull) +
 			`done`,
 		fmt.Sprintf(`{ builtin printf 'e\n'; printf 'e\n'; } 2>/dev/null >&%d`, fdRet),
 		fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null`, endFrame, fdTTY, endFrame),

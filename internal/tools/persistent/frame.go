@@ -39,8 +39,10 @@ func (s *shell) onFrame(token []byte) frameAction {
 		return frameText
 	}
 	s.last = append(s.last[:0], token...)
-	if !s.started {
-		s.started = true
+	select {
+	case <-s.ready:
+	default:
+		close(s.ready)
 		s.unlinkNames()
 		return frameDrop
 	}
@@ -60,7 +62,7 @@ func (s *shell) onFrame(token []byte) frameAction {
 // descriptors open: without names no command can open the inbox or the
 // FIFOs, block on them or read them.
 func (s *shell) unlinkNames() {
-	for _, name := range []string{inboxFile, ctlFile, retFile, saveFile} {
+	for _, name := range []string{inboxFile, ctlFile, retFile} {
 		_ = os.Remove(filepath.Join(s.dir, name)) // Best effort.
 	}
 }

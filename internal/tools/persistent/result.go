@@ -32,7 +32,7 @@ func (l *lostShell) text(cwd string) string {
 
 // unusableText explains a shell that ended because a command left it unable
 // to run its command loop.
-const unusableText = "left the shell unable to run further commands, for example by disabling or shadowing a builtin it needs (read, printf, eval, trap, set, unset, builtin), making one of its __sp_ variables read-only, closing its descriptors 30 to 35, or lowering ulimit -n below 36"
+const unusableText = "left the shell unable to run further commands, for example by disabling or shadowing a builtin it needs (read, printf, eval, trap, set, unset, builtin), making one of its __sp_ variables read-only, closing its descriptors 30 to 34, or lowering ulimit -n below 35"
 
 // render turns an outcome into the model's text and the structured facts.
 // The text is the output exactly, followed by one bracketed line per fact
@@ -71,6 +71,11 @@ func render(o outcome, lost *lostShell, cwd string, timeout time.Duration) *tool
 		}
 		st["exitCode"] = o.status
 		notes = append(notes, "[the command finished, but it "+unusableText+"; the shell was reset: its "+resetText(cwd)+"]")
+	case o.died && o.startFailed:
+		notes = append(notes, deathMarker(o.exit), "[the shell ended before its command loop started, so the command did not run; the next call starts another shell in "+where(cwd)+"]")
+		if o.exit.Known() {
+			st["exitCode"] = exitCodeOf(o.exit)
+		}
 	case o.died:
 		if o.loopEnded {
 			notes = append(notes, "[the shell's command loop stopped, so the shell exited: the command ran break outside any loop, or it "+unusableText+"]")

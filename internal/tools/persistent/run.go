@@ -42,6 +42,8 @@ type outcome struct {
 	loopEnded bool
 	// sendErr: the command could not be handed to the shell.
 	sendErr error
+	// startFailed: the shell died before its loop ran; the command did not.
+	startFailed bool
 }
 
 // reset reports whether the shell is gone after this outcome.
@@ -51,6 +53,22 @@ func (o outcome) reset() bool { return o.died || o.timedOut || o.sendErr != nil 
 // ctx ends before the result is handed back: a cancelled call must leave no
 // state change behind that the caller never saw.
 func (s *shell) exec(ctx context.Context, command string, timeout time.Duration) (outcome, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	// The loop uses the control FIFO for itself until its first report, so
+	// the first command waits for that report.
+	select {
+	case <-s.ready:
+	case <-s.proc.Done():
+		s.terminate(true)
+		return outcome{out: s.takeOutput(nil), died: true, exit: s.status(), startFailed: true}, nil
+	case <-timer.C:
+		s.terminate(true)
+		return outcome{out: s.takeOutput(nil), timedOut: true}, nil
+	case <-ctx.Done():
+		s.terminate(false)
+		return outcome{}, ctx.Err()
+	}
 	c := &callState{finished: make(chan struct{})}
 	s.mu.Lock()
 	s.call = c
@@ -63,8 +81,6 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration)
 		return outcome{sendErr: err}, nil
 	}
 
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
 	select {
 	case <-c.finished:
 		if testOnlyAfterFrame != nil {
@@ -157,14 +173,16 @@ func (s *shell) cancel(c *callState) {
 func (s *shell) takeOutput(c *callState) captured {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-c.finished:
-		return c.out
-	default:
+	if c != nil {
+		select {
+		case <-c.finished:
+			return c.out
+		default:
+		}
 	}
 	s.cap.write(s.scan.flush())
 	out := s.cap.finish()
-	if s.call == c {
+	if c != nil && s.call == c {
 		s.call = nil
 	}
 	s.cap = newCapture(s.cfg.maxChars, s.cfg.spillDir)

@@ -48,6 +48,7 @@ type shell struct {
 	ret   *os.File
 
 	readDone chan struct{}
+	ready    chan struct{} // closed when the shell's first report arrived
 	termOnce sync.Once
 
 	inboxSize int64 // bytes appended to the inbox; between calls the shell has read them all
@@ -56,7 +57,6 @@ type shell struct {
 	scan      scanner
 	cap       *capture   // the running call's output, or what arrives between calls
 	call      *callState // the running call, nil between calls
-	started   bool       // the shell's first report arrived
 	reports   reportLog  // what the shell wrote to the return FIFO, not yet matched to a frame
 	loopEnded bool       // the shell's command loop ended (its end frame or "e" report arrived)
 	last      []byte     // the latest accepted token (tests check it never leaks)
@@ -74,14 +74,14 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) 
 	if err != nil {
 		return nil, fmt.Errorf("persistent: private directory: %w", err)
 	}
-	s := &shell{cfg: cfg, dir: dir, readDone: make(chan struct{})}
+	s := &shell{cfg: cfg, dir: dir, readDone: make(chan struct{}), ready: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			s.closeFiles()
 			_ = os.RemoveAll(dir) // Best effort.
 		}
 	}()
-	for _, name := range []string{ctlFile, retFile, saveFile} {
+	for _, name := range []string{ctlFile, retFile} {
 		if err := mkfifo(filepath.Join(dir, name)); err != nil {
 			return nil, err
 		}

@@ -134,3 +134,23 @@ func TestCancelWhileQueued(t *testing.T) {
 	}
 	f.expect("echo $state", "kept\n")
 }
+
+// Issue 10: when a command cannot be handed to the shell at all, the shell
+// is reset and the result says both: the command did not run, and the
+// state is gone.
+func TestSendFailureIsDisclosed(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	f.expect("kept=yes", "")
+	_ = f.shellOf("s").ctl.Close() // the shell can no longer be woken
+	res, err := f.callIn(context.Background(), "s", "echo never")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(res.Text, "could not be handed to the shell") || !strings.Contains(res.Text, "so it did not run; the shell was reset") {
+		t.Fatalf("got %q", res.Text)
+	}
+	if structured(t, res, "shellReset") != true {
+		t.Fatalf("shellReset %v", res.Structured["shellReset"])
+	}
+	f.expect("echo \"[$kept]\"", "[]\n")
+}
