@@ -38,6 +38,7 @@ func (s *shell) onFrame(token []byte) frameAction {
 	if !ok {
 		return frameText
 	}
+	s.loopEnded = false // an end frame a command printed is forgotten at its call's end
 	s.last = append(s.last[:0], token...)
 	select {
 	case <-s.ready:
