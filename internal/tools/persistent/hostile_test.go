@@ -52,6 +52,8 @@ func TestHostileCommandsLeaveShellWorking(t *testing.T) {
 		{"exec redirections of the loop's descriptors", "exec 30</dev/null 31</dev/null 32>/dev/null 33>/dev/null 34>/dev/null",
 			[]check{{"echo ok", "ok\n"}, {"exec 30<&- 31<&- 32>&- 33>&- 34>&-", ""}, {"echo still", "still\n"}}},
 		{"stdout and stderr to /dev/null", "exec >/dev/null 2>&1", []check{{"echo hidden; exec >/dev/tty 2>&1; echo shown", "shown\n"}}},
+		{"stdin, stdout and stderr closed", "exec 0<&- 1>&- 2>&-", []check{{"echo hidden; exec 0</dev/tty 1>/dev/tty 2>&1; echo shown", "shown\n"}}},
+		{"ulimit -v and -u", "ulimit -v 400000; ulimit -u 1", []check{{"echo ok; (echo subshell)", "ok\nsubshell\n"}}},
 		{"posix mode", "set -o posix; POSIXLY_CORRECT=1", []check{{"echo ok", "ok\n"}, {"set +o posix; unset POSIXLY_CORRECT", ""}}},
 		{"prompt, trace and startup variables", `PROMPT_COMMAND='echo PC'; PS0=P0; PS1=P1; PS4='+$(echo INJECT) '; BASH_ENV=/dev/null; ENV=/dev/null`,
 			[]check{{"echo ok", "ok\n"}}},
