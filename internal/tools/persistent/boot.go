@@ -73,8 +73,8 @@ const loopEndedExit = 96
 //     attribute a command put on them, -u, -i or export, and, through a
 //     nameref, its target's) and turns xtrace off.
 //  2. report, with the terminal as output again (so a trap a signal runs
-//     meanwhile is seen): read back the saved DEBUG trap, if there was one,
-//     check that read and eval work, draw a fresh token (64
+//     meanwhile is seen): read back the saved DEBUG trap (which also shows
+//     that read works), check that eval works, draw a fresh token (64
 //     bits of $SRANDOM where bash has it, and a counter), write
 //     "d<status>" and "t<token>" to the return FIFO, then the frame
 //     ESC _ SP <token> ESC \ to the terminal. When settle or report
@@ -107,8 +107,8 @@ func bootScript(dir string) string {
 	// report checks what the loop needs and prints the frame. Its output is
 	// the terminal's again, so a trap that a signal runs meanwhile is seen.
 	report := strings.Join([]string{
-		fmt.Sprintf(`builtin read -t 0 -u %d`, fdInbox), // read works: a regular file is always ready
-		fmt.Sprintf(`{ ! builtin read -t 0 -u %d || { builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u %d __sp_d; }; }`, fdCtl, fdCtl, fdCtl),
+		fmt.Sprintf(`builtin printf '\0' >&%d`, fdCtl),
+		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdCtl),
 		`builtin eval ''`,
 		`__sp_p=`,
 		`{ [[ -z ${__sp_d-} ]] || __sp_p="builtin ${__sp_d%$'\n'};"; }`,
