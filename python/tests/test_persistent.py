@@ -139,9 +139,11 @@ SPOOFS = [
     "printf '__END__\\n$ \\n# \\n'",
     "tr '\\0' '\\n' < /proc/$$/cmdline",
     "tr '\\0' '\\n' < /proc/$$/environ",
-    # Markers of earlier calls, joined into end frames and printed again.
-    "tr '\\0' '\\n' < /proc/$$/fd/60 2>/dev/null"
-    " | sed -n 's/^\\([0-9a-f]\\{16\\}\\) \\([0-9a-f]\\{16\\}\\)$/\\1\\2 0/p'",
+    # Well-formed end frames (issue 10): made up, and the end-of-loop one.
+    "printf '\\033_SP%s\\033\\\\' 0123456789ABCDEF0123456789ABCDEF"
+    " 00000000000000000000000000000000",
+    # Everything the shell holds open, including the inbox of earlier calls.
+    'for fd in /proc/$$/fd/*; do [ -f "$fd" ] && cat "$fd"; done',
 ]
 
 
@@ -405,9 +407,16 @@ async def test_cancelling_acall_resets_the_shell(sh: shellport.Session, tmp_path
     with pytest.raises(asyncio.CancelledError):
         task.result()
 
+    # Issue 11: the next result says the shell was reset, in text and meta.
     r = await sh.acall("bash", {"command": 'echo "[$KEEP]"; pwd'})
     assert r.is_error is False
-    assert r.text == f"[]\n{sh.cwd}\n"
+    assert r.text == (
+        "[the previous call was cancelled, which reset the shell; this command ran in a fresh "
+        f"shell in {sh.cwd}, without the earlier working directory, variables, functions or "
+        f"background jobs]\n[]\n{sh.cwd}\n"
+    )
+    assert r.meta["shellReset"] is True
+    assert (await sh.acall("bash", {"command": "true"})).meta["shellReset"] is False
     pid = read_pid(pidfile)
     wait_dead(pid, "the cancelled call's shell")
 

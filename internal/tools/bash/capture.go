@@ -49,6 +49,9 @@ func (r *ring) write(p []byte) {
 
 func (r *ring) len() int { return len(r.buf) }
 
+// size is the memory the ring holds.
+func (r *ring) size() int64 { return int64(cap(r.buf)) }
+
 // bytes returns the kept bytes, oldest first, in a new slice.
 func (r *ring) bytes() []byte {
 	out := make([]byte, 0, len(r.buf))

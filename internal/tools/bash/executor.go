@@ -29,6 +29,8 @@ type executor struct {
 	tasks   map[string]*task // every task ever started, for ownership checks
 	running int              // tasks started or starting and not yet finished
 	live    map[*group]struct{}
+
+	mem taskMemory // unread task output held in memory, across tasks
 }
 
 func newExecutor(host tools.Host, cfg tools.Config) *executor {

@@ -22,10 +22,17 @@ type task struct {
 	logPath string
 	logErr  error
 
+	mem *taskMemory
+
 	mu       sync.Mutex
 	unread   ring  // newest output not yet returned by bash_output
+	held     int64 // memory of unread, as charged to mem
 	pending  int64 // bytes written since the last read, kept or not
+	total    int64 // bytes written in all
+	moved    bool  // unread output is read back from the log instead of kept in memory
+	dropped  bool  // unread output was dropped for memory, with no log to read it from
 	finished bool  // reaped and drained: pending holds all there will be
+	finishN  int64 // order of finishing, for choosing what leaves memory first
 	exit     exitInfo
 	cause    stopCause
 	released bool // the owner's session closed; output is dropped
@@ -66,6 +73,7 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 		command: command,
 		g:       g,
 		unread:  ring{max: e.set.maxLogBytes},
+		mem:     &e.mem,
 	}
 	e.mu.Unlock()
 	// The pipe holds the first output while the log is created; the task is
@@ -98,14 +106,16 @@ func (e *executor) taskDone() {
 // ended and tells the owner.
 func (e *executor) supervise(t *task, r *os.File) {
 	read := make(chan struct{})
-	go func() { defer close(read); t.pump(r, &e.bufs) }()
+	go func() { defer close(read); e.pump(t, r) }()
 	ps, _ := t.g.wait()
 	_ = r.SetReadDeadline(time.Now().Add(drainWait)) // best effort, as in run
 	<-read
 	_ = r.Close() // best effort
 	var logErr error
 	if t.log != nil {
+		t.mu.Lock() // moveOut reads the log's state
 		logErr = t.log.finish()
+		t.mu.Unlock()
 	}
 	x := exitInfo{code: -1}
 	if ps != nil {
@@ -115,6 +125,7 @@ func (e *executor) supervise(t *task, r *os.File) {
 
 	t.mu.Lock()
 	t.finished, t.exit, t.cause = true, x, cause
+	t.finishN = e.mem.finished()
 	if t.logErr == nil {
 		t.logErr = logErr
 	}
@@ -129,21 +140,31 @@ func (e *executor) supervise(t *task, r *os.File) {
 	}
 }
 
-func (t *task) pump(r *os.File, bufs *bufPool) {
-	buf := bufs.get()
-	defer bufs.put(buf)
+// pump moves the task's output into its log and, while memory allows, into
+// its buffer of unread output.
+func (e *executor) pump(t *task, r *os.File) {
+	buf := e.bufs.get()
+	defer e.bufs.put(buf)
 	for {
 		n, err := r.Read(*buf)
 		if n > 0 {
 			p := (*buf)[:n]
 			t.mu.Lock()
-			if !t.released {
+			if t.log != nil {
+				// First the log: a read of output that left memory
+				// finds every byte counted below in it.
+				t.log.write(p)
+			}
+			if !t.released && !t.moved && !t.dropped {
 				t.unread.write(p)
 			}
 			t.pending += int64(n)
+			t.total += int64(n)
+			grew := t.unread.size() - t.held
+			t.held += grew
 			t.mu.Unlock()
-			if t.log != nil {
-				t.log.write(p)
+			if grew > 0 {
+				e.charge(grew)
 			}
 		}
 		if err != nil {
@@ -157,7 +178,10 @@ func (t *task) release() {
 	t.mu.Lock()
 	t.released = true
 	t.unread = ring{}
+	freed := t.held
+	t.held = 0
 	t.mu.Unlock()
+	t.mem.free(freed)
 }
 
 // taskStatus returns the status word for Structured and the status line.
@@ -202,22 +226,38 @@ func (e *executor) output(call *tools.Call) *tools.Result {
 		return res
 	}
 	t.mu.Lock()
-	data := t.unread.bytes()
+	var data []byte
+	var readErr error
+	switch {
+	case t.moved:
+		// Only the part that can be shown is read back.
+		n := min(t.pending, int64(4*e.set.maxChars+4))
+		data, readErr = readLog(t.logPath, t.total-n, n)
+	case !t.dropped:
+		data = t.unread.bytes()
+		t.unread.reset()
+	}
 	lost := t.pending - int64(len(data))
-	t.unread.reset()
 	t.pending = 0
+	freed := int64(0)
 	if !t.finished {
 		// Hold back a character whose last bytes have not arrived yet.
 		if k := incompleteSuffix(data); k > 0 {
-			t.unread.write(data[len(data)-k:])
+			if !t.moved && !t.dropped {
+				t.unread.write(data[len(data)-k:])
+			}
 			t.pending = int64(k)
 			data = data[:len(data)-k]
 		}
 	} else {
 		t.unread = ring{} // all read: free the buffer
+		freed, t.held = t.held, 0
 	}
+	dropped := t.dropped
+	t.dropped = false // what arrives from now on is kept again, while memory allows
 	finished, x, cause, logErr := t.finished, t.exit, t.cause, t.logErr
 	t.mu.Unlock()
+	t.mem.free(freed)
 
 	kept := tailChars(data, int64(e.set.maxChars))
 	omitted := lost + int64(len(data)-len(kept))
@@ -226,8 +266,14 @@ func (e *executor) output(call *tools.Call) *tools.Result {
 	var b strings.Builder
 	if omitted > 0 {
 		where := "full output: " + t.logPath
-		if t.logPath == "" || logErr != nil {
+		switch {
+		case t.logPath == "" || logErr != nil:
 			where = fmt.Sprintf("the full output log could not be written: %v", logErr)
+			if dropped {
+				where += "; unread output of background tasks outgrew the memory set aside for it, so this task's was dropped"
+			}
+		case readErr != nil:
+			where = fmt.Sprintf("the log %s, which holds the output, could not be read: %v", t.logPath, readErr)
 		}
 		fmt.Fprintf(&b, "[... %d bytes of earlier output not shown; %s]\n", omitted, where)
 	}

@@ -10,52 +10,6 @@ import (
 	"strconv"
 )
 
-// keepModeBits are the mode bits an edit carries over to the new file.
-const keepModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
-
-// replaceFile atomically replaces the regular file target (already
-// symlink-resolved) with the concatenation of parts. It writes a temporary
-// file in the same directory, gives it target's owner (best effort) and
-// mode bits, syncs it and renames it over target. On any error target is
-// untouched and the temporary file is removed. The error carries the reason
-// only, never the temporary name.
-func replaceFile(target string, old fs.FileInfo, parts ...[]byte) error {
-	f, tmp, err := createTemp(target, 0o600)
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			_ = f.Close()      // best effort: already failing
-			_ = os.Remove(tmp) // best effort: leave no debris
-		}
-	}()
-	for _, p := range parts {
-		if _, err := f.Write(p); err != nil {
-			return err
-		}
-	}
-	keepOwner(f, old) // before chmod: chown clears the setuid and setgid bits
-	if err := f.Chmod(old.Mode() & keepModeBits); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, target); err != nil {
-		_ = os.Remove(tmp) // best effort
-		done = true
-		return err
-	}
-	done = true
-	syncDir(filepath.Dir(target))
-	return nil
-}
-
 // createNew writes a file that must not exist yet, atomically: the content
 // goes to a temporary file (created with mode 0666 less the umask, like any
 // new file) that is then hard-linked to path, which fails if path appeared

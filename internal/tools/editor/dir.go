@@ -28,34 +28,56 @@ var noiseDirs = map[string]bool{
 	"site-packages":    true,
 }
 
-// listing accumulates a directory view within a character budget.
+// listing accumulates a directory view within a character budget. Its
+// entry lines are numbered from 1 (the root's line is not), so that a
+// view_range can select part of a listing too long for one result.
 type listing struct {
 	buf    []byte
 	ends   []int // end offset in buf of each line, the root's first
+	nums   []int // the entry number of each line after the root's
 	budget int
 	shown  int
 
+	start, end int  // the entries asked for; end -1 for all
+	n          int  // entries met so far, shown or not
+	more       bool // an entry after end exists
+
 	hidden      int
-	omitted     int      // visible entries left out once the budget ran out
 	full        bool     // the budget ran out
 	notExpanded []string // noise directories, relative to the root
 	capped      []string // "dir/ (N more)"
 	unreadable  []string // "dir/: reason"
 }
 
-func (l *listing) add(line string) bool {
+// header adds the root's line.
+func (l *listing) header(line string) {
+	l.budget -= utf8.RuneCountInString(line) + 1
+	l.buf = append(append(l.buf, line...), '\n')
+	l.ends = append(l.ends, len(l.buf))
+}
+
+// entry takes the next entry of the listing. It reports whether the walk
+// goes on, and whether this entry was shown.
+func (l *listing) entry(line string) (goOn, shown bool) {
+	l.n++
+	switch {
+	case l.n < l.start:
+		return true, false
+	case l.end != -1 && l.n > l.end:
+		l.more = true
+		return false, false
+	}
 	c := utf8.RuneCountInString(line) + 1
-	if l.full || c > l.budget {
+	if c > l.budget {
 		l.full = true
-		l.omitted++
-		return false
+		return false, false
 	}
 	l.budget -= c
-	l.buf = append(l.buf, line...)
-	l.buf = append(l.buf, '\n')
+	l.buf = append(append(l.buf, line...), '\n')
 	l.ends = append(l.ends, len(l.buf))
+	l.nums = append(l.nums, l.n)
 	l.shown++
-	return true
+	return true, true
 }
 
 // dropLast removes the last entry line (never the root's) and counts it
@@ -65,9 +87,9 @@ func (l *listing) dropLast() bool {
 		return false
 	}
 	l.ends = l.ends[:len(l.ends)-1]
+	l.nums = l.nums[:len(l.nums)-1]
 	l.buf = l.buf[:l.ends[len(l.ends)-1]]
 	l.shown--
-	l.omitted++
 	l.full = true
 	return true
 }
@@ -80,14 +102,17 @@ func (l *listing) render() string {
 // viewDir lists root two levels deep, in-process and sorted. Names starting
 // with a dot are counted, not shown; the root itself may sit inside a
 // hidden directory. Symlinked directories are marked but never followed.
-func (t *tool) viewDir(ctx context.Context, root string) (*tools.Result, error) {
+// rng, when given, selects entries of the listing by number.
+func (t *tool) viewDir(ctx context.Context, root string, rng []int) (*tools.Result, error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return nil, pathErr("list", root, err)
 	}
-	l := &listing{budget: t.maxOut - noteReserve}
-	l.add(strings.TrimSuffix(showPath(root), "/") + "/")
-	l.shown = 0
+	l := &listing{budget: t.maxOut - noteReserve, start: 1, end: -1}
+	if rng != nil {
+		l.start, l.end = rng[0], rng[1]
+	}
+	l.header(strings.TrimSuffix(showPath(root), "/") + "/")
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -98,14 +123,25 @@ func (t *tool) viewDir(ctx context.Context, root string) (*tools.Result, error) 
 		}
 		p := filepath.Join(root, e.Name())
 		line, dir := entryLine(p, e)
-		if !l.add(line) || !dir {
+		goOn, shown := l.entry(line)
+		if !goOn {
+			break
+		}
+		if !dir {
 			continue
 		}
 		if noiseDirs[e.Name()] || exists(filepath.Join(p, "pyvenv.cfg")) {
-			l.notExpanded = append(l.notExpanded, cutName(e.Name())+"/")
+			if shown {
+				l.notExpanded = append(l.notExpanded, cutName(e.Name())+"/")
+			}
 			continue
 		}
-		l.listChildren(p, e.Name())
+		if !l.listChildren(p, e.Name()) {
+			break
+		}
+	}
+	if rng != nil && l.shown == 0 && !l.full {
+		return nil, fmt.Errorf("view_range start %d is past the end of the listing of %s, which has %d %s", l.start, root, l.n, plural(l.n, "entry", "entries"))
 	}
 	// The notes name entries, so their length varies; drop entries until
 	// everything fits.
@@ -117,16 +153,34 @@ func (t *tool) viewDir(ctx context.Context, root string) (*tools.Result, error) 
 		Text: text,
 		Structured: map[string]any{
 			"path": root, "directory": true, "entries": l.shown, "hidden": l.hidden, "truncated": l.full,
+			"firstEntry": l.first(), "lastEntry": l.last(),
 		},
 	}, nil
 }
 
-// listChildren adds the entries of a first-level directory.
-func (l *listing) listChildren(dir, rel string) {
+func (l *listing) first() int {
+	if len(l.nums) == 0 {
+		return 0
+	}
+	return l.nums[0]
+}
+
+func (l *listing) last() int {
+	if len(l.nums) == 0 {
+		return 0
+	}
+	return l.nums[len(l.nums)-1]
+}
+
+// listChildren adds the entries of a first-level directory and reports
+// whether the walk goes on.
+func (l *listing) listChildren(dir, rel string) bool {
 	children, err := os.ReadDir(dir)
 	if err != nil {
-		l.unreadable = append(l.unreadable, cutName(rel)+"/: "+osReason(err))
-		return
+		if l.n >= l.start {
+			l.unreadable = append(l.unreadable, cutName(rel)+"/: "+osReason(err))
+		}
+		return true
 	}
 	n := 0
 	for i, c := range children {
@@ -143,14 +197,18 @@ func (l *listing) listChildren(dir, rel string) {
 					l.hidden++
 				}
 			}
-			l.capped = append(l.capped, cutName(rel)+"/ ("+strconv.Itoa(more)+" more)")
-			return
+			if l.n >= l.start {
+				l.capped = append(l.capped, cutName(rel)+"/ ("+strconv.Itoa(more)+" more)")
+			}
+			return true
 		}
 		line, _ := entryLine(filepath.Join(dir, c.Name()), c)
-		if l.add(line) {
-			n++
+		if goOn, _ := l.entry(line); !goOn {
+			return false
 		}
+		n++
 	}
+	return true
 }
 
 // entryLine renders one entry: directories end in "/", symlinks show their
@@ -200,7 +258,7 @@ func exists(p string) bool {
 // notes explains everything the listing left out.
 func (l *listing) notes() []string {
 	var out []string
-	if l.shown == 0 && !l.full {
+	if l.shown == 0 && !l.full && l.start == 1 {
 		if l.hidden == 0 {
 			out = append(out, "[empty directory]")
 		} else {
@@ -219,8 +277,15 @@ func (l *listing) notes() []string {
 	if l.hidden > 0 {
 		out = append(out, fmt.Sprintf("[%d hidden %s (names starting with a dot) not shown; view one by its path, or run ls -a with bash]", l.hidden, plural(l.hidden, "entry", "entries")))
 	}
-	if l.full {
-		out = append(out, fmt.Sprintf("[output limit reached: %d more %s not shown, not counting the contents of directories left out; view a subdirectory to list it]", l.omitted, plural(l.omitted, "entry", "entries")))
+	switch next := l.last() + 1; {
+	case l.full && l.shown > 0:
+		out = append(out, fmt.Sprintf("[output limit reached: entries %d to %d of the listing are shown; view_range [%d, -1] lists the ones after them]", l.first(), l.last(), next))
+	case l.full:
+		out = append(out, fmt.Sprintf("[output limit reached before entry %d of the listing could be shown; view_range [%d, -1] starts there]", l.start, l.start))
+	case l.more:
+		out = append(out, fmt.Sprintf("[entries %d to %d of the listing; view_range [%d, -1] lists the ones after them]", l.first(), l.last(), next))
+	case l.start > 1 || l.end != -1:
+		out = append(out, fmt.Sprintf("[entries %d to %d of the listing, which has %d]", l.first(), l.last(), l.n))
 	}
 	return out
 }

@@ -84,7 +84,7 @@ func TestViewDirectoryEmpty(t *testing.T) {
 	contains(t, ok(t, tl, map[string]any{"command": "view", "path": root}), "[empty directory]")
 	mkTree(t, root, ".only")
 	contains(t, ok(t, tl, map[string]any{"command": "view", "path": root}), "[no visible entries]", "1 hidden entry")
-	contains(t, fails(t, tl, map[string]any{"command": "view", "path": root, "view_range": []int{1, 2}}), "is a directory")
+	contains(t, fails(t, tl, map[string]any{"command": "view", "path": root, "view_range": []int{1, 2}}), "view_range start 1 is past the end of the listing of "+root+", which has 0 entries")
 }
 
 // Symlinked directories are marked and never followed.
@@ -131,11 +131,93 @@ func TestViewDirectoryCaps(t *testing.T) {
 	if n := utf8.RuneCountInString(got); n > 3000 {
 		t.Fatalf("listing has %d characters, limit 3000", n)
 	}
-	contains(t, got, "[output limit reached: ", "more entries not shown")
 	shown := strings.Count(got, "\n"+flat+"/file-")
-	if !strings.Contains(got, fmt.Sprintf("%d more entries", 400-shown)) {
-		t.Fatalf("shown %d entries but the count is wrong:\n%s", shown, got[len(got)-300:])
+	contains(t, got, fmt.Sprintf("[output limit reached: entries 1 to %d of the listing are shown; view_range [%d, -1] lists the ones after them]", shown, shown+1))
+}
+
+// Issue 11: a listing too long for one result names the view_range that
+// continues it, and following those ranges reaches every entry, once, in
+// order; the notes never send the model to subdirectories that do not
+// exist.
+func TestViewDirectoryPagesReachEveryEntry(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		names func() []string
+	}{
+		{"flat", func() (n []string) {
+			for i := range 400 {
+				n = append(n, fmt.Sprintf("file-%04d.txt", i))
+			}
+			return n
+		}},
+		{"with subdirectories", func() (n []string) {
+			for i := range 40 {
+				for j := range 8 {
+					n = append(n, fmt.Sprintf("d%02d/f%d.txt", i, j))
+				}
+			}
+			return n
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			names := tc.names()
+			mkTree(t, root, names...)
+			tl := newTool(t, 3000)
+			var seen []string
+			args := map[string]any{"command": "view", "path": root}
+			for page := 0; ; page++ {
+				if page > 100 {
+					t.Fatal("paging does not end")
+				}
+				got := ok(t, tl, args)
+				if n := utf8.RuneCountInString(got); n > 3000 {
+					t.Fatalf("page of %d characters, limit 3000", n)
+				}
+				lacks(t, got, "subdirectory")
+				for _, line := range strings.Split(got, "\n")[1:] {
+					if strings.HasPrefix(line, root+"/") {
+						seen = append(seen, strings.TrimPrefix(line, root+"/"))
+					}
+				}
+				var next int
+				if _, err := fmt.Sscanf(got[strings.LastIndex(got, "view_range [")+len("view_range ["):], "%d, -1]", &next); err != nil {
+					break // the last page names no next range
+				}
+				args = map[string]any{"command": "view", "path": root, "view_range": []int{next, -1}}
+			}
+			var want []string
+			for _, n := range names {
+				if d := filepath.Dir(n); d != "." && (len(want) == 0 || want[len(want)-1] != d+"/" && !strings.HasPrefix(want[len(want)-1], d+"/")) {
+					want = append(want, d+"/")
+				}
+				want = append(want, n)
+			}
+			if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("pages listed %d entries, want %d:\n%s", len(seen), len(want), strings.Join(seen, "\n"))
+			}
+		})
 	}
+}
+
+// Issue 11: view_range selects entries of a directory's listing; past its
+// end it says how many there are.
+func TestViewDirectoryRange(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mkTree(t, root, "a.txt", "b/c.txt", "b/d.txt", "e.txt")
+	tl := newTool(t, 0)
+	got := ok(t, tl, map[string]any{"command": "view", "path": root, "view_range": []int{2, 3}})
+	want := root + "/\n" + root + "/b/\n" + root + "/b/c.txt\n[entries 2 to 3 of the listing; view_range [4, -1] lists the ones after them]"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	got = ok(t, tl, map[string]any{"command": "view", "path": root, "view_range": []int{4, -1}})
+	if got != root+"/\n"+root+"/b/d.txt\n"+root+"/e.txt\n[entries 4 to 5 of the listing, which has 5]" {
+		t.Fatalf("got\n%s", got)
+	}
+	contains(t, fails(t, tl, map[string]any{"command": "view", "path": root, "view_range": []int{6, -1}}), "view_range start 6 is past the end of the listing of "+root+", which has 5 entries")
 }
 
 // A name with a newline is quoted so the one-entry-per-line format holds.

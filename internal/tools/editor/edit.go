@@ -3,6 +3,7 @@ package editor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,17 +42,26 @@ func (t *tool) insert(ctx context.Context, path string, after int, text string) 
 }
 
 // modify runs one edit under the file's lock: load and check the file, plan
-// the change, write head, new text and tail to a temporary file and rename
-// it over the original. The head and tail are written straight from the
-// read buffer, so a large file is never copied in memory.
+// the change, then save head, new text and tail (see save), straight from
+// the read buffer, so a large file is never copied in memory. The lock
+// keeps every other edit of the same file in this process (any session,
+// tool or runtime) and in any other shellport process waiting until this
+// one is on disk; a program that takes no lock and changes the file
+// meanwhile makes the edit fail instead of being overwritten.
 func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (change, error), summary func(change, []byte) string) (*tools.Result, error) {
 	real, err := resolve(path)
 	if err != nil {
 		return nil, err
 	}
-	unlock := t.lockFile(real)
-	defer unlock()
-	fi, data, err := loadForEdit(path, real)
+	lf, err := openLocked(ctx, real)
+	if err != nil {
+		if errors.Is(err, errIsDir) {
+			return nil, fmt.Errorf("%s is a directory; only view works on directories", path)
+		}
+		return nil, err
+	}
+	defer lf.close()
+	data, err := loadForEdit(path, real, lf)
 	if err != nil {
 		return nil, err
 	}
@@ -62,26 +72,33 @@ func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (chang
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := replaceFile(real, fi, data[:c.start], c.text, data[c.end:]); err != nil {
+	how, err := save(lf, real, data, c)
+	if err != nil {
 		name := path
 		if real != path {
 			name = fmt.Sprintf("%s (reached through %s)", real, path)
 		}
+		if errors.Is(err, errChanged) {
+			return nil, fmt.Errorf("%s changed on disk after this edit read it (%v); the edit was not made, so that change is kept. View the file again and redo the edit", name, err)
+		}
 		return nil, fmt.Errorf("cannot write %s: %s; the file was left unchanged", name, osReason(err))
 	}
 	head := summary(c, data)
-	link := ""
+	note := ""
 	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {
-		link = fmt.Sprintf("\n[%s is a symbolic link; the edit went to %s and the link was kept]", path, real)
+		note = fmt.Sprintf("\n[%s is a symbolic link; the edit went to %s and the link was kept]", path, real)
 	}
-	snip, last := t.snippet(data, c, t.maxOut-noteReserve-utf8.RuneCountInString(head)-utf8.RuneCountInString(link))
+	if how.inPlace {
+		note += "\n[written in place, since " + how.why + "]"
+	}
+	snip, last := t.snippet(data, c, t.maxOut-noteReserve-utf8.RuneCountInString(head)-utf8.RuneCountInString(note))
 	var b strings.Builder
 	b.WriteString(head)
 	b.WriteString(snip)
-	b.WriteString(link)
+	b.WriteString(note)
 	return &tools.Result{
 		Text:       b.String(),
-		Structured: map[string]any{"path": path, "line": c.firstLine, "lastLine": last},
+		Structured: map[string]any{"path": path, "line": c.firstLine, "lastLine": last, "inPlace": how.inPlace},
 	}, nil
 }
 

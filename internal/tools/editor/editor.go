@@ -3,16 +3,27 @@
 //
 // The tool has four commands. view prints a file with cat -n style line
 // numbers (tabs shown raw, so a copied line is a valid old_str) or lists a
-// directory two levels deep. create writes a new file. str_replace replaces
-// one unique literal occurrence of old_str. insert adds whole lines after a
-// given line.
+// directory two levels deep (a view_range then selects entries of the
+// listing, and a cut listing names the range that continues it). create
+// writes a new file. str_replace replaces one unique literal occurrence of
+// old_str. insert adds whole lines after a given line.
 //
 // Every byte outside an edit is kept: tabs, CRLF line endings (new text takes
 // the file's ending), a UTF-8 byte order mark and a missing final newline.
-// Writes go to a temporary file in the same directory, are synced and then
-// renamed over the original, keeping its mode; a symlink is followed and
-// stays a link. Binary files and files that are not valid UTF-8 are never
+// An ordinary file is replaced atomically: a temporary file in the same
+// directory gets the content, the owner, the mode and the extended
+// attributes, is synced and renamed over the original. A file with several
+// hard links, a mount point (a bind-mounted file) and a file whose owner or
+// attributes a new file cannot be given are written in place instead,
+// after a synced backup copy (see save). A symlink is followed and stays a
+// link. Binary files and files that are not valid UTF-8 are never
 // modified.
+//
+// Edits of one file are serialised across the whole process (every tool
+// instance, session and runtime, and every name of the file) and, through
+// an advisory lock on the file, with other shellport processes. Just before
+// writing, an edit checks that the file is still exactly what it read; if
+// another program changed it, the edit is refused and that change kept.
 //
 // Large files are handled without per-line allocations: view streams the
 // file through a fixed buffer, and an edit reads the file once and writes
@@ -22,7 +33,6 @@ package editor
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/shellport/shellport/internal/tools"
 )
@@ -66,12 +76,12 @@ type params struct {
 	InsertLine *int    `json:"insert_line"`
 }
 
-// tool implements [tools.Tool]. It keeps no per-session state; the only
-// shared state is a set of lock stripes that serialise edits of one file.
+// tool implements [tools.Tool]. It keeps no state of its own: edits of one
+// file are serialised process-wide (see openLocked), whichever tool,
+// session or runtime makes them.
 type tool struct {
 	maxOut      int
 	description string
-	locks       [lockStripes]sync.Mutex
 }
 
 var _ tools.Tool = (*tool)(nil)

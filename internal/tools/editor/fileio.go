@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -13,10 +12,6 @@ import (
 )
 
 const (
-	// lockStripes is the number of mutexes that serialise edits. Two calls
-	// editing the same file take the same stripe, so neither loses the
-	// other's change; unrelated files rarely share one.
-	lockStripes = 64
 	// maxEditBytes caps the size of a file this tool edits. An edit holds
 	// the file in memory once; far beyond source-file sizes, sed is the
 	// better tool and a Python host process should not grow by gigabytes.
@@ -25,16 +20,6 @@ const (
 	// printing anything.
 	sniffBytes = 8 << 10
 )
-
-// lockFile takes the stripe of a real (symlink-resolved) path and returns
-// its unlock.
-func (t *tool) lockFile(real string) func() {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(real))
-	mu := &t.locks[h.Sum32()%lockStripes]
-	mu.Lock()
-	return mu.Unlock
-}
 
 // openRegular opens path for reading and refuses anything but a regular
 // file. It checks the type before opening (opening a FIFO or a terminal can
@@ -130,42 +115,33 @@ func readAll(f *os.File, size int64) ([]byte, error) {
 	}
 }
 
-// loadForEdit reads a file that is about to be changed and checks that it
-// can be: regular, writable, not too large, text (no NUL) and valid UTF-8.
-// path is the name the model gave, for messages; real is its
-// symlink-resolved form, the file the write must replace.
-func loadForEdit(path, real string) (fs.FileInfo, []byte, error) {
-	f, fi, err := openRegular(real)
-	if err != nil {
-		if errors.Is(err, errIsDir) {
-			return nil, nil, fmt.Errorf("%s is a directory; only view works on directories", path)
-		}
-		return nil, nil, err
-	}
-	defer f.Close()
-	if fi.Size() > maxEditBytes {
-		return nil, nil, fmt.Errorf("%s is %d bytes, %w (the limit is %d MiB); use bash, for example sed, to change it", path, fi.Size(), errTooLarge, maxEditBytes>>20)
+// loadForEdit reads a file that is about to be changed, from its locked
+// descriptor, and checks that it can be: not too large, writable, text (no
+// NUL) and valid UTF-8. path is the name the model gave, for messages;
+// real is its symlink-resolved form, the file the write must replace.
+func loadForEdit(path, real string, lf *lockedFile) ([]byte, error) {
+	if lf.fi.Size() > maxEditBytes {
+		return nil, fmt.Errorf("%s is %d bytes, %w (the limit is %d MiB); use bash, for example sed, to change it", path, lf.fi.Size(), errTooLarge, maxEditBytes>>20)
 	}
 	if err := checkWritable(real); err != nil {
-		return nil, nil, pathErr("write", path, err)
+		return nil, pathErr("write", path, err)
 	}
-	data, err := readAll(f, fi.Size())
+	data, err := readAll(lf.f, lf.fi.Size())
 	if err != nil {
-		return nil, nil, pathErr("read", path, err)
+		return nil, pathErr("read", path, err)
 	}
 	switch nul, bad := checkText(data); {
 	case nul:
-		return nil, nil, fmt.Errorf("%s looks like a %w (it contains NUL bytes); this tool edits text files only, so it was left unchanged", path, errBinary)
+		return nil, fmt.Errorf("%s looks like a %w (it contains NUL bytes); this tool edits text files only, so it was left unchanged", path, errBinary)
 	case bad >= 0:
-		return nil, nil, fmt.Errorf("%s is %w (first invalid byte on line %d); it was left unchanged, since this tool edits UTF-8 text only. Use bash to edit files in other encodings", path, errNotUTF8, lineOf(data, bad))
+		return nil, fmt.Errorf("%s is %w (first invalid byte on line %d); it was left unchanged, since this tool edits UTF-8 text only. Use bash to edit files in other encodings", path, errNotUTF8, lineOf(data, bad))
 	}
-	return fi, data, nil
+	return data, nil
 }
 
-// checkWritable opens the file for writing without truncating it. The edit
-// itself replaces the file by rename, which only needs a writable
-// directory; this keeps a read-only file read-only, as an in-place write
-// would.
+// checkWritable opens the file for writing without truncating it. An edit
+// that replaces the file by rename only needs a writable directory; this
+// keeps a read-only file read-only, as an in-place write would.
 func checkWritable(path string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|openFlags, 0)
 	if err != nil {

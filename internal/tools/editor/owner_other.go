@@ -8,4 +8,4 @@ import (
 )
 
 // keepOwner does nothing where files have no Unix owner to carry over.
-func keepOwner(f *os.File, old fs.FileInfo) {}
+func keepOwner(f *os.File, old fs.FileInfo) bool { return true }

@@ -20,10 +20,7 @@ func (t *tool) view(ctx context.Context, path string, rng []int) (*tools.Result,
 		return nil, statErr(path, err)
 	}
 	if fi.IsDir() {
-		if rng != nil {
-			return nil, fmt.Errorf("view_range applies to files, and %s is a directory; leave view_range out to list it", path)
-		}
-		return t.viewDir(ctx, path)
+		return t.viewDir(ctx, path, rng)
 	}
 	f, _, err := openRegular(path)
 	if err != nil {

@@ -1,91 +1,153 @@
 package persistent
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
 )
 
 // File descriptors the driver loop keeps for itself. Each command runs with
-// all of them closed (the shell restores them after), so neither the
-// command nor its background jobs inherit them.
+// all of them closed (bash restores them after), so neither the command nor
+// the programs it starts inherit them. They sit below 35 so that a command
+// lowering `ulimit -n` to 64 (or anything above 35) cannot stop bash from
+// restoring them, and above the range bash and users allocate from (3-9 by
+// hand, 10 and up for {var} and bash's own saved copies).
 const (
-	fdInbox = 60 // regular file the tool appends to: each command, then each marker, NUL-terminated
-	fdCtl   = 61 // FIFO the shell reads: one "r" byte per message appended to the inbox
-	fdRet   = 62 // FIFO the shell writes: "u" once started, "d" each time a command has finished
-	fdTTY   = 63 // the terminal, kept open so `exec >/dev/null` cannot hide the end frame
-	fdNull  = 64 // /dev/null, where the loop's own xtrace lines go
+	fdInbox = 30 // regular file the tool appends commands to, NUL-terminated
+	fdCtl   = 31 // FIFO the shell reads: one wake byte per command ("1": in the inbox, "2": follows here); also where the loop saves the DEBUG trap while no command is pending
+	fdRet   = 32 // FIFO the shell writes: its report after each command ("d<status>", "t<token>", "e")
+	fdTTY   = 33 // the terminal, kept open so `exec >/dev/null` cannot hide the frame
+	fdNull  = 34 // /dev/null, where the loop's bookkeeping and any DEBUG-trap output go
+)
+
+// Wake bytes: where the next command is.
+const (
+	wakeInbox = '1'
+	wakeCtl   = '2'
 )
 
 // Names in the private directory; all are unlinked once the shell has
-// opened them (see shell.retLoop).
+// reported that it is running (see shell.onFrame).
 const (
 	inboxFile = "inbox"
 	ctlFile   = "ctl"
 	retFile   = "ret"
 )
 
+// deadFD is where the report's output goes when the loop's previous turn
+// did not run to its end: no descriptor can have that number, so the
+// redirection fails and the loop ends. It catches what makes bash skip
+// commands without failing them (a DEBUG trap returning non-zero under
+// shopt -s extdebug), which would otherwise spin the loop forever.
+const deadFD = 2147483647
+
+// loopEndedExit is the status the shell exits with when its command loop
+// ends: a command ran break outside any loop, or left the shell unable to
+// run the loop (its report then names the command's own status).
+const loopEndedExit = 96
+
 // bootScript is the driver loop bash runs with -c. It is a single line on
 // purpose: bash numbers the lines of an eval'd string from the line the
 // eval sits on, so with the eval on line 1 the command's own line numbers
-// appear in bash's messages ("bash: line 3: …").
+// appear in bash's messages ("bash: line 3: …"). Being one line, it is also
+// parsed whole before anything runs, so no alias a command defines can
+// change it.
 //
-// Once its descriptors are open it writes "u" to the return FIFO. Then, per
-// command:
-//  1. it waits for a byte on the control FIFO and reads the command from
-//     the inbox up to its NUL (read -u on a regular file is one buffered
-//     read and a seek: no open, no redirection);
-//  2. it evals the command at top level with its own descriptors closed,
-//     re-enabling xtrace first if the previous command left it on, so the
-//     eval line itself is never traced;
-//  3. it records $? and turns xtrace off (any trace of that goes to
-//     /dev/null), writes "d" to the return FIFO, waits for the next byte,
-//     reads the two marker halves ("H1 H2") from the inbox, and prints them
-//     joined, with the status, to the terminal.
+// The loop is `until ! { settle && report && wait }; do eval; done`: it goes
+// on only while its condition fully succeeds, and the condition is where
+// set -e and ERR traps never fire. If the shell stops running commands
+// (set -n: the condition then "succeeds" without running, and until
+// stops), or the condition fails because the command changed the shell
+// under it (a builtin it needs disabled, or shadowed by a function named
+// builtin; one of its variables made read-only; its descriptors closed),
+// the loop ends, reports "e" and an end frame, and the shell exits with
+// loopEndedExit at once, instead of spinning or waiting for the timeout.
+// Each turn:
 //
-// The marker only enters the shell after the command has finished, as two
-// halves in one variable that is emptied at once, so no command can find
-// it in shell state, and the joined marker exists only on the terminal.
-// Everything uses `builtin` so a function named read or printf cannot
-// interfere; the waits clear TMOUT, which would otherwise time them out;
-// and nothing in the loop fails, so set -e and ERR traps left on by a
-// command do not fire in it.
+//  1. settle, with its output discarded. Its redirection takes the
+//     command's status (before any command of the loop runs, so no trap can
+//     change it) and holds the guard: unless the previous turn ran to its
+//     end, stdout goes to deadFD and the condition fails. Then it saves and
+//     clears the DEBUG trap (which so runs before these two commands only,
+//     its output discarded), unsets the loop's variables (dropping any
+//     attribute a command put on them, -u, -i or export, and, through a
+//     nameref, its target's) and turns xtrace off.
+//  2. report, with the terminal as output again (so a trap a signal runs
+//     meanwhile is seen): read back the saved DEBUG trap (which also shows
+//     that read works), check that eval works, draw a fresh token (64
+//     bits of $SRANDOM where bash has it, and a counter), write
+//     "d<status>" and "t<token>" to the return FIFO, then the frame
+//     ESC _ SP <token> ESC \ to the terminal. When settle or report
+//     fails, "d<status>" alone goes to the return FIFO, so the result can
+//     still give the command's status.
+//  3. wait for a wake byte (TMOUT cleared; a trapped signal that interrupts
+//     the wait restarts it) and read the command from the inbox or, after
+//     wakeCtl, from the control FIFO.
+//  4. eval the command at top level with the loop's descriptors closed,
+//     after restoring the command's DEBUG trap and xtrace inside the eval,
+//     so the eval line itself is neither traced nor seen by the trap.
+//
+// The token exists nowhere until the command has finished, and the tool
+// accepts a frame only when the return FIFO, which no output reaches,
+// already holds the same token (see shell.onFrame).
 func bootScript(dir string) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
+	vars := "__sp_c __sp_d __sp_o __sp_p __sp_t __sp_w"
+	// settle runs first, with its output discarded: it saves and clears
+	// the DEBUG trap (so the trap runs before these two commands only),
+	// unsets the loop's variables and turns xtrace off, so nothing after it
+	// is traced or seen by a trap. The status was taken in its redirection.
+	settle := strings.Join([]string{
+		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdCtl),
+		`builtin trap - DEBUG`,
+		`builtin unset -v ` + vars,
+		`__sp_o=$-`,
+		`builtin set +x`,
+	}, " && ")
+	// report checks what the loop needs and prints the frame. Its output is
+	// the terminal's again, so a trap that a signal runs meanwhile is seen.
+	report := strings.Join([]string{
+		fmt.Sprintf(`builtin printf '\0' >&%d`, fdCtl),
+		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdCtl),
+		`builtin eval ''`,
+		`__sp_p=`,
+		`{ [[ -z ${__sp_d-} ]] || __sp_p="builtin ${__sp_d%$'\n'};"; }`,
+		`{ [[ $__sp_o != *x* ]] || __sp_p+='builtin set -x;'; }`,
+		`builtin printf -v __sp_t '%08X%08X%016X' "${SRANDOM:-0}" "${SRANDOM:-0}" "$((__sp_n += 1))"`,
+		`[[ ${#__sp_t} == 32 ]]`,
+		fmt.Sprintf(`builtin printf 'd%%d\nt%%s\n' "$__sp_s" "$__sp_t" >&%d`, fdRet),
+		fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY),
+		`__sp_t=`,
+	}, " && ")
+	// failed reports the status alone when the turn could not finish, so
+	// the result can still give the command's own status, and fails in a
+	// way bash cannot skip: a redirection to deadFD.
+	failed := fmt.Sprintf(`{ builtin printf 'd%%d\n' "${__sp_s:-0}" >&%d; { :; } 2>&%d >&%d; }`, fdRet, fdNull, deadFD)
+	wait := fmt.Sprintf(`__sp_w= && { until TMOUT= builtin read -r -n 1 -u %d __sp_w || (( $? <= 128 )); do :; done; }`, fdCtl) +
+		` && [[ $__sp_w == [12] ]]` +
+		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_w - 1))" __sp_c`, fdInbox) +
+		` && __sp_a=1`
+	// After the loop, each report is tried as a builtin and as a plain
+	// command, since either may be what stopped the loop.
+	endFrame := `builtin printf '\33_SP%032d\33\\' 0; printf '\33_SP%032d\33\\' 0`
 	return strings.Join([]string{
 		`builtin unset BASH_EXECUTION_STRING`,
 		`builtin shopt -s expand_aliases`,
 		`builtin set +o history +H`,
+		`__sp_n=0`,
+		`__sp_a=1`,
 		fmt.Sprintf(`exec %d<%s %d<>%s %d<>%s %d>/dev/tty %d>/dev/null`,
 			fdInbox, q(inboxFile), fdCtl, q(ctlFile), fdRet, q(retFile), fdTTY, fdNull),
-		fmt.Sprintf(`builtin printf u >&%d`, fdRet),
-		`while :; do ` +
-			fmt.Sprintf(`TMOUT= builtin read -r -n 1 -u %d __shellport_w || builtin exit 97; `, fdCtl) +
-			fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __shellport_c || :; `, fdInbox) +
-			fmt.Sprintf(`builtin eval "${__shellport_x:+builtin set -x;}$__shellport_c" %d<&- %d<&- %d>&- %d>&- %d>&-; `, fdInbox, fdCtl, fdRet, fdTTY, fdNull) +
-			fmt.Sprintf(`{ __shellport_r=$?; case $- in *x*) builtin set +x; __shellport_x=1;; *) __shellport_x=;; esac; } 2>&%d; `, fdNull) +
-			fmt.Sprintf(`__shellport_c=; builtin printf d >&%d; TMOUT= builtin read -r -n 1 -u %d __shellport_w || builtin exit 97; `, fdRet, fdCtl) +
-			fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __shellport_h || :; `, fdInbox) +
-			fmt.Sprintf(`builtin printf '%%s%%s %%s\n' "${__shellport_h%% *}" "${__shellport_h#* }" "$__shellport_r" >&%d; `, fdTTY) +
-			`__shellport_h=; done`,
+		fmt.Sprintf(`until ! { { { %s; } 2>&%d >&"$((__sp_s = $?, __sp_x = __sp_a ? %d : %d, __sp_a = 0, __sp_x))" && %s || %s; } && %s; }; do `, settle, fdNull, fdNull, deadFD, report, failed, wait) +
+			fmt.Sprintf(`builtin eval "$__sp_p$__sp_c" %d<&- %d<&- %d>&- %d>&- %d>&-; `, fdInbox, fdCtl, fdRet, fdTTY, fdNull) +
+			`done`,
+		fmt.Sprintf(`{ builtin printf 'e\n'; printf 'e\n'; } 2>/dev/null >&%d`, fdRet),
+		fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null`, endFrame, fdTTY, endFrame),
+		fmt.Sprintf(`exit %d`, loopEndedExit),
 	}, "; ")
 }
 
 // shellQuote quotes s as one bash word.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// newMarker returns a fresh 128-bit marker (32 hex digits) and the inbox
-// message that hands it to the shell in two halves.
-func newMarker() (marker []byte, halves []byte, err error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, nil, fmt.Errorf("persistent: marker: %w", err)
-	}
-	marker = []byte(hex.EncodeToString(b[:]))
-	halves = fmt.Appendf(nil, "%s %s\x00", marker[:16], marker[16:])
-	return marker, halves, nil
 }

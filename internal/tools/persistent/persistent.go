@@ -17,7 +17,9 @@
 // unbalanced quotes, !, tabs and very long lines behave exactly as in a
 // script, and a syntax error comes straight back with bash's message. The
 // terminal stays the command's stdin, stdout and stderr; nothing is ever
-// typed into it.
+// typed into it. When the inbox's file system is full, the command goes
+// through the control FIFO instead. The inbox never keeps more than 256 KiB
+// of commands the shell has read: between calls the tool releases them.
 //
 // The shell runs without job control (as a script does): background jobs
 // persist and `jobs`, `wait` and `kill %1` work, but bash prints no "[1]+
@@ -26,16 +28,35 @@
 //
 // # Ending a command
 //
-// Each call ends on a new random 128-bit marker (crypto/rand, 32 hex
-// digits). When the command finishes, the loop writes "d" to the return
-// FIFO; only then does the tool send the marker to the shell, as two
-// halves in the inbox, and the loop prints them joined, followed by the
-// exit status, to the terminal. The variable holding the halves is emptied
-// at once, so during a command the marker exists nowhere in the shell, and
-// at no time does the shell hold the joined marker: no `set`, `declare -f`,
-// `env`, `history`, `trap -p` or `cat` of a file can reveal it, and
-// printing it by accident is a 2^-128 event. The frame is found anywhere in
-// the stream, so output without a final newline is returned intact.
+// One trip per call. When the command returns, the loop writes its status
+// ("d<status>") to a return FIFO, draws a fresh 128-bit token ($SRANDOM),
+// writes it too ("t<token>"), and prints a frame carrying the token to the
+// terminal. The tool accepts a frame only when the return FIFO already holds
+// its token. The token does not exist before the command has finished, and
+// no output of the command or of its background jobs reaches the return
+// FIFO, so nothing printed, replayed or dumped can end a call early or set
+// its status; since the frame follows everything the command printed, the
+// output is complete when it arrives. Output without a final newline is
+// returned intact.
+//
+// The loop takes the status before running any command of its own, runs
+// its bookkeeping as a loop condition (so set -e and ERR traps never fire
+// in it), removes the command's DEBUG trap after two of its own commands (and
+// puts it back inside the next eval, with xtrace), and unsets its own
+// variables each turn, so the attributes, functions, aliases, traps and
+// options a command leaves cannot change what it reports, and no trap or
+// trace shows its lines. A command that leaves the shell unable to run the
+// loop (set -n, a disabled builtin the loop needs, a function named
+// builtin, a read-only __sp_ variable, its descriptors 30 to 34 closed or
+// out of reach of ulimit -n, break outside any loop) ends the loop at once:
+// the shell exits and the result says so in plain words, with the
+// command's own status when it had one.
+//
+// What no design inside a single bash process can exclude is a command
+// written to impersonate the loop: one that writes a crafted report into
+// the shell's return FIFO (through /proc/PID/fd, which any process of the
+// same user can open) and prints the matching frame. Such a command has
+// exactly the loop's powers; docs/TOOLS.md says so.
 //
 // # Output
 //
@@ -61,9 +82,12 @@
 // command was blocked reading the terminal, the notice says so. A cancelled
 // call (ctx done) resets the shell at once, even if the command had
 // finished, and returns ctx's error: no state change the model never saw
-// survives. If the shell itself exits (exit, set -e, kill -9 $$) the result
+// survives, and the next result opens with a notice that the shell was
+// reset. If the shell itself exits (exit, set -e, kill -9 $$) the result
 // says how, and the next call starts a fresh shell in the session's
-// directory. Closing a session or the tool kills every process of the
+// directory. Every reset is told in plain words in the text of the result
+// it happens in (or, for a cancelled call, the next one) and in its
+// shellReset field. Closing a session or the tool kills every process of the
 // shell's session, background jobs included.
 package persistent
 

@@ -28,36 +28,59 @@ var testOnlyAfterFrame func()
 type outcome struct {
 	out      captured
 	status   int  // the command's exit status, when finished
-	finished bool // the end frame arrived
+	finished bool // the command ran to its end and reported its status
 	died     bool // the shell itself ended
 	exit     pty.ExitStatus
 	timedOut bool
 	waiting  bool // timed out while reading the terminal
+
+	// broken: the command finished (status is valid) but the shell ended
+	// right after, unable to run its command loop any more.
+	broken bool
+	// loopEnded: the shell's command loop ended during the command (break
+	// outside any loop, or a loop that could no longer run).
+	loopEnded bool
+	// sendErr: the command could not be handed to the shell.
+	sendErr error
+	// startFailed: the shell died before its loop ran; the command did not.
+	startFailed bool
 }
 
 // reset reports whether the shell is gone after this outcome.
-func (o outcome) reset() bool { return o.died || o.timedOut }
+func (o outcome) reset() bool { return o.died || o.timedOut || o.sendErr != nil }
 
 // exec runs one command. It returns ctx's error, and resets the shell, when
 // ctx ends before the result is handed back: a cancelled call must leave no
 // state change behind that the caller never saw.
 func (s *shell) exec(ctx context.Context, command string, timeout time.Duration) (outcome, error) {
-	marker, halves, err := newMarker()
-	if err != nil {
-		return outcome{}, err
-	}
-	c := &callState{marker: marker, halves: halves, finished: make(chan struct{}), cmdDone: make(chan struct{})}
-	s.mu.Lock()
-	s.call = c
-	s.last = marker
-	s.scan.arm(marker)
-	s.mu.Unlock()
-	if err := s.send(append([]byte(command), 0)); err != nil {
-		return outcome{}, err
-	}
-
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	// The loop uses the control FIFO for itself until its first report, so
+	// the first command waits for that report.
+	select {
+	case <-s.ready:
+	case <-s.proc.Done():
+		s.terminate(true)
+		return outcome{out: s.takeOutput(nil), died: true, exit: s.status(), startFailed: true}, nil
+	case <-timer.C:
+		s.terminate(true)
+		return outcome{out: s.takeOutput(nil), timedOut: true}, nil
+	case <-ctx.Done():
+		s.terminate(false)
+		return outcome{}, ctx.Err()
+	}
+	c := &callState{finished: make(chan struct{})}
+	s.mu.Lock()
+	s.call = c
+	s.mu.Unlock()
+	if err := s.send(command); err != nil {
+		s.mu.Lock()
+		s.call = nil
+		s.mu.Unlock()
+		s.terminate(false)
+		return outcome{sendErr: err}, nil
+	}
+
 	select {
 	case <-c.finished:
 		if testOnlyAfterFrame != nil {
@@ -67,6 +90,7 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration)
 			s.cancel(c)
 			return outcome{}, ctx.Err()
 		}
+		s.releaseInbox()
 		return outcome{out: c.out, status: c.status, finished: true}, nil
 	case <-s.proc.Done():
 		return s.afterDeath(c), nil
@@ -79,7 +103,9 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration)
 }
 
 // afterDeath collects what the shell printed before it died, and ends the
-// rest of its session.
+// rest of its session. The shell's last reports tell a command that ended
+// the shell (exit, set -e, a signal) from one that finished but left the
+// shell unable to go on.
 func (s *shell) afterDeath(c *callState) outcome {
 	s.terminate(true)
 	select {
@@ -87,22 +113,27 @@ func (s *shell) afterDeath(c *callState) outcome {
 		return outcome{out: c.out, status: c.status, finished: true}
 	default:
 	}
-	return outcome{out: s.takeOutput(c), died: true, exit: s.status()}
+	o := outcome{out: s.takeOutput(c), died: true, exit: s.status()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if status, ok := s.reports.finishedStatus(); ok {
+		o.broken, o.status = true, status
+	} else if s.loopEnded {
+		o.loopEnded = true
+	}
+	return o
 }
 
 // afterTimeout stops the command (SIGINT, SIGTERM, SIGKILL to the
 // foreground group), then the shell, and returns the output so far.
 func (s *shell) afterTimeout(ctx context.Context, c *callState) (outcome, error) {
 	waiting := s.proc.WaitingForInput()
-	s.mu.Lock()
-	c.abandon = true
-	s.mu.Unlock()
 stop:
 	for _, sig := range escalation() {
 		_ = s.proc.SignalForeground(sig) // Best effort: the group may be gone.
 		t := time.NewTimer(stopGrace)
 		select {
-		case <-c.cmdDone:
+		case <-c.finished:
 		case <-s.proc.Done():
 		case <-ctx.Done():
 			t.Stop()
@@ -120,16 +151,13 @@ stop:
 
 // cancel resets the shell at once and throws the call's output away.
 func (s *shell) cancel(c *callState) {
-	s.mu.Lock()
-	c.abandon = true
-	s.mu.Unlock()
 	s.terminate(false)
 	select {
 	case <-c.finished:
 		c.out.remove()
 	default:
 		s.mu.Lock()
-		s.scan.disarm()
+		s.scan.flush()
 		if s.call == c {
 			s.call = nil
 			s.cap.discard()
@@ -145,14 +173,16 @@ func (s *shell) cancel(c *callState) {
 func (s *shell) takeOutput(c *callState) captured {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-c.finished:
-		return c.out
-	default:
+	if c != nil {
+		select {
+		case <-c.finished:
+			return c.out
+		default:
+		}
 	}
-	s.cap.write(s.scan.disarm())
+	s.cap.write(s.scan.flush())
 	out := s.cap.finish()
-	if s.call == c {
+	if c != nil && s.call == c {
 		s.call = nil
 	}
 	s.cap = newCapture(s.cfg.maxChars, s.cfg.spillDir)

@@ -2,98 +2,121 @@ package persistent
 
 import "bytes"
 
-// maxFrameTail bounds what may follow the marker: " <status>\n" with a
-// status of at most three digits, and a \r if the command turned onlcr
-// back on.
-const maxFrameTail = 8
+// The frame the driver prints to the terminal after each command:
+// ESC _ "SP" <32 upper-case hex digits> ESC \, an APC string that a real
+// terminal would not display. It has no lower-case letter, carriage return,
+// newline or tab, so no output setting of the terminal (olcuc, onlcr,
+// ocrnl, tab expansion, fill characters) can change it.
+const (
+	framePrefix = "\x1b_SP"
+	frameSuffix = "\x1b\\"
+	tokenLen    = 32
+	frameLen    = len(framePrefix) + tokenLen + len(frameSuffix)
+)
 
-// scanner finds the end-of-command frame, MARKER " " STATUS "\n", in the
-// terminal stream. While no marker is armed everything is output. A marker
-// may arrive split across reads, so up to len(marker)-1 trailing bytes that
-// could begin it are held back until the next read decides.
+// endToken is the token of the frame the shell prints when its command
+// loop ends; a real report never carries it.
+const endToken = "00000000000000000000000000000000"
+
+// frameAction is what the shell decided about a well-formed frame.
+type frameAction int
+
+const (
+	frameText frameAction = iota // not the driver's: the bytes are output
+	frameDrop                    // the driver's, but not the end of a call: dropped
+	frameEnd                     // the end of the running call
+)
+
+// scanner finds frames in the terminal stream. Everything that is not a
+// frame the caller accepts is passed on as output, exactly. A frame may
+// arrive split across reads, so up to frameLen-1 trailing bytes that could
+// begin one are held back until the next read decides.
 type scanner struct {
-	marker  []byte
-	pending []byte // held-back bytes that may start the marker
+	pending []byte // held-back bytes that may start a frame
 	work    []byte
-	inFrame bool // the marker has been seen; reading the status
-	tail    int  // bytes of frame tail consumed
-	status  int
-	digits  int
 }
 
-// arm starts looking for marker.
-func (s *scanner) arm(marker []byte) {
-	*s = scanner{marker: marker, work: s.work[:0], pending: s.pending[:0]}
-}
-
-// disarm stops looking and returns the held-back bytes, which were output.
-func (s *scanner) disarm() []byte {
-	held := s.pending
-	s.marker, s.pending, s.inFrame = nil, nil, false
-	return held
-}
-
-// feed passes output bytes to text and reports whether the frame ended in
-// chunk. When it did, status is the command's exit status (-1 if the frame
-// was malformed) and rest is what followed the frame; rest may alias
-// internal storage, so use it before the next feed.
-func (s *scanner) feed(chunk []byte, text func([]byte)) (done bool, status int, rest []byte) {
-	if s.marker == nil {
-		text(chunk)
-		return false, 0, nil
-	}
+// feed passes chunk through. text gets output; frame is asked about each
+// well-formed frame, after the output before it has been passed on. feed
+// returns at the first frame judged frameEnd, with what followed it; rest
+// may alias internal storage, so use it before the next feed.
+func (s *scanner) feed(chunk []byte, text func([]byte), frame func(token []byte) frameAction) (done bool, rest []byte) {
 	data := chunk
 	if len(s.pending) > 0 {
 		s.work = append(append(s.work[:0], s.pending...), chunk...)
 		s.pending = s.pending[:0]
 		data = s.work
 	}
-	if !s.inFrame {
-		i := bytes.Index(data, s.marker)
+	start, pos := 0, 0
+	for {
+		i := bytes.IndexByte(data[pos:], 0x1b)
 		if i < 0 {
-			keep := partialSuffix(data, s.marker)
-			if len(data)-keep > 0 {
-				text(data[:len(data)-keep])
+			break
+		}
+		k := pos + i
+		switch frameAt(data[k:]) {
+		case frameWhole:
+			if k > start {
+				text(data[start:k])
 			}
-			s.pending = append(s.pending, data[len(data)-keep:]...)
-			return false, 0, nil
+			start = k
+			switch frame(data[k+len(framePrefix) : k+len(framePrefix)+tokenLen]) {
+			case frameEnd:
+				return true, data[k+frameLen:]
+			case frameDrop:
+				start = k + frameLen
+				pos = start
+				continue
+			}
+		case framePartial:
+			if k > start {
+				text(data[start:k])
+			}
+			s.pending = append(s.pending, data[k:]...)
+			return false, nil
 		}
-		if i > 0 {
-			text(data[:i])
-		}
-		data = data[i+len(s.marker):]
-		s.inFrame, s.tail, s.status, s.digits = true, 0, 0, 0
+		pos = k + 1
 	}
-	for i, x := range data {
-		s.tail++
-		switch {
-		case s.tail == 1 && x == ' ':
-		case s.tail > 1 && x >= '0' && x <= '9' && s.digits < 3:
-			s.status = s.status*10 + int(x-'0')
-			s.digits++
-		case s.tail > 1 && x == '\r':
-		case s.tail > 1 && x == '\n' && s.digits > 0:
-			s.marker, s.inFrame = nil, false
-			return true, s.status, data[i+1:]
-		default:
-			s.marker, s.inFrame = nil, false
-			return true, -1, data[i:]
-		}
-		if s.tail > maxFrameTail {
-			s.marker, s.inFrame = nil, false
-			return true, -1, data[i+1:]
-		}
+	if start < len(data) {
+		text(data[start:])
 	}
-	return false, 0, nil
+	return false, nil
 }
 
-// partialSuffix returns the length of the longest proper suffix of data
-// that is a prefix of marker.
-func partialSuffix(data, marker []byte) int {
-	for k := min(len(marker)-1, len(data)); k > 0; k-- {
-		if bytes.HasPrefix(marker, data[len(data)-k:]) {
-			return k
+// flush returns the held-back bytes, which were output after all.
+func (s *scanner) flush() []byte {
+	held := s.pending
+	s.pending = nil
+	return held
+}
+
+type frameMatch int
+
+const (
+	frameNone    frameMatch = iota
+	framePartial            // b is a proper prefix of a frame
+	frameWhole              // b starts with a frame
+)
+
+// frameAt reports whether b, which starts with ESC, starts with a frame.
+func frameAt(b []byte) frameMatch {
+	for i := 0; i < frameLen; i++ {
+		if i == len(b) {
+			return framePartial
+		}
+		x := b[i]
+		var ok bool
+		switch {
+		case i < len(framePrefix):
+			ok = x == framePrefix[i]
+		case i < len(framePrefix)+tokenLen:
+			ok = x >= '0' && x <= '9' || x >= 'A' && x <= 'F'
+		default:
+			ok = x == frameSuffix[i-len(framePrefix)-tokenLen]
+		}
+		if !ok {
+			return frameNone
 		}
 	}
-	return 0
+	return frameWhole
 }

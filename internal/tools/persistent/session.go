@@ -2,6 +2,7 @@ package persistent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 
@@ -14,12 +15,15 @@ type session struct {
 	queue fifoLock
 
 	mu     sync.Mutex
-	sh     *shell // touched by the queue holder, and by close
+	sh     *shell     // touched by the queue holder, and by close
+	lost   *lostShell // a reset the model has not been told about yet
 	closed bool
 }
 
 // run runs one command in the session's shell, starting a fresh shell when
-// there is none or the last one has died.
+// there is none or the last one has died. Every reset of the shell is told
+// in the result it happens in or, when that result never reaches the model
+// (a cancelled call), in the next one.
 func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command string) (*tools.Result, error) {
 	if err := s.queue.lock(ctx); err != nil {
 		return nil, err
@@ -27,16 +31,19 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 	defer s.queue.unlock()
 
 	s.mu.Lock()
-	sh, closed := s.sh, s.closed
+	sh, lost, closed := s.sh, s.lost, s.closed
 	s.mu.Unlock()
 	if closed {
 		return nil, ErrSessionClosed
 	}
-	var lost *lostShell
 	if sh != nil && sh.dead() {
 		// Killed between calls (a background job ran kill -9 $$, the OOM
-		// killer): say so, since the state the model expects is gone.
-		lost = &lostShell{exit: sh.status()}
+		// killer), or its loop stopped after reporting: say so, since the
+		// state the model expects is gone.
+		sh.mu.Lock()
+		ended := sh.loopEnded
+		sh.mu.Unlock()
+		lost = &lostShell{exit: sh.status(), loopEnded: ended}
 		s.drop(sh)
 		sh = nil
 	}
@@ -44,7 +51,11 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 		var err error
 		env := shellEnv(call.Session.Base(os.Environ()), call.Session)
 		if sh, err = startShell(ctx, t.shellCfg, call.Session.Cwd, env); err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			s.remember(lost)
+			return startFailed(err, lost, call.Session.Cwd), nil
 		}
 		s.mu.Lock()
 		if s.closed {
@@ -55,12 +66,16 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 		s.sh = sh
 		s.mu.Unlock()
 	}
+	s.remember(nil)
 
 	o, err := sh.exec(ctx, command, t.timeout)
 	if err != nil || o.reset() {
 		s.drop(sh)
 	}
 	if err != nil {
+		// The shell was reset and the caller gets no result: the next one
+		// must say so.
+		s.remember(&lostShell{cancelled: true})
 		return nil, err
 	}
 	s.mu.Lock()
@@ -71,6 +86,30 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 		return nil, ErrSessionClosed
 	}
 	return render(o, lost, call.Session.Cwd, t.timeout), nil
+}
+
+// remember records a reset the next result must report (nil: none).
+func (s *session) remember(l *lostShell) {
+	s.mu.Lock()
+	s.lost = l
+	s.mu.Unlock()
+}
+
+// startFailed is the result of a call whose shell could not be started,
+// for example because the temporary directory's file system is full.
+func startFailed(err error, lost *lostShell, cwd string) *tools.Result {
+	text := fmt.Sprintf("could not start a shell for this command, so it did not run: %v", err)
+	if lost != nil {
+		text = lost.text(cwd) + "\n" + text
+	}
+	return &tools.Result{
+		Text:    text,
+		IsError: true,
+		Structured: map[string]any{
+			"exitCode": nil, "signal": nil, "timedOut": false, "truncated": false, "spillPath": nil,
+			"shellReset": lost != nil, "waitingForInput": false, "invalidUtf8": 0,
+		},
+	}
 }
 
 // drop forgets sh and kills what is left of it.

@@ -1,7 +1,6 @@
 package persistent
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -37,10 +36,11 @@ type shellConfig struct {
 }
 
 // shell is one bash on a terminal, driven through its private directory:
-// an inbox file the tool appends to, a control FIFO the shell reads and a
-// return FIFO it writes (see bootScript). A reader goroutine drains the
-// terminal at all times into the current capture, and a second one answers
-// the shell's "done" bytes.
+// an inbox file the tool appends commands to, a control FIFO the shell
+// reads its wake bytes from, and a return FIFO it writes its reports to
+// (see bootScript). A reader goroutine drains the terminal at all times
+// into the current capture; when it meets a frame, it reads the return
+// FIFO to decide whether the frame is the driver's (see onFrame).
 type shell struct {
 	cfg   shellConfig
 	proc  *pty.Process
@@ -50,26 +50,25 @@ type shell struct {
 	ret   *os.File
 
 	readDone chan struct{}
-	retDone  chan struct{}
+	ready    chan struct{} // closed when the shell's first report arrived
 	termOnce sync.Once
 
-	mu   sync.Mutex
-	scan scanner
-	cap  *capture   // the running call's output, or what arrives between calls
-	call *callState // the running call, nil between calls
-	last []byte     // the latest call's marker (tests check it never leaks)
+	inboxSize int64 // bytes appended to the inbox; between calls the shell has read them all
+
+	mu        sync.Mutex
+	scan      scanner
+	cap       *capture   // the running call's output, or what arrives between calls
+	call      *callState // the running call, nil between calls
+	reports   reportLog  // what the shell wrote to the return FIFO, not yet matched to a frame
+	loopEnded bool       // the shell's command loop ended (its end frame or "e" report arrived)
+	last      []byte     // the latest accepted token (tests check it never leaks)
 }
 
 // callState is one command in flight.
 type callState struct {
-	marker, halves []byte
-	finished       chan struct{} // closed when the end frame was read
-	cmdDone        chan struct{} // closed when the shell said the command finished
-	doneSeen       bool
-	sent           bool // the marker halves went to the shell
-	abandon        bool // the call is being torn down: never send the halves
-	status         int
-	out            captured
+	finished chan struct{} // closed when the end frame was accepted
+	status   int
+	out      captured
 }
 
 func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) (_ *shell, err error) {
@@ -82,7 +81,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) 
 	if err != nil {
 		return nil, fmt.Errorf("persistent: private directory: %w", err)
 	}
-	s := &shell{cfg: cfg, dir: dir, readDone: make(chan struct{}), retDone: make(chan struct{})}
+	s := &shell{cfg: cfg, dir: dir, readDone: make(chan struct{}), ready: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			s.closeFiles()
@@ -118,7 +117,6 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) 
 	}
 	s.cap = newCapture(cfg.maxChars, cfg.spillDir)
 	go s.readLoop()
-	go s.retLoop()
 	return s, nil
 }
 
@@ -136,75 +134,6 @@ func (s *shell) readLoop() {
 			return
 		}
 	}
-}
-
-// feed routes terminal bytes: output to the current capture, and at the end
-// frame, the call's capture is finished and a new one starts for what
-// follows. Called with s.mu held.
-func (s *shell) feed(b []byte) {
-	for {
-		done, status, rest := s.scan.feed(b, s.cap.write)
-		if !done {
-			return
-		}
-		c := s.call
-		if c == nil { // cannot happen: the scanner is armed only with a call
-			return
-		}
-		c.status = status
-		c.out = s.cap.finish()
-		s.call = nil
-		s.cap = newCapture(s.cfg.maxChars, s.cfg.spillDir)
-		close(c.finished)
-		if len(rest) == 0 {
-			return
-		}
-		b = rest
-	}
-}
-
-// retLoop hands the running call's marker to the shell once the shell says
-// the command has finished: only then can no command see it.
-func (s *shell) retLoop() {
-	defer close(s.retDone)
-	r := bufio.NewReaderSize(s.ret, 16)
-	for {
-		b, err := r.ReadByte()
-		if err != nil {
-			return
-		}
-		if b == 'u' {
-			// The shell has its descriptors open; without names no command
-			// can open the inbox or the FIFOs, block on them or read them.
-			for _, name := range []string{inboxFile, ctlFile, retFile} {
-				_ = os.Remove(filepath.Join(s.dir, name)) // Best effort.
-			}
-			continue
-		}
-		s.mu.Lock()
-		if c := s.call; c != nil {
-			if !c.doneSeen {
-				c.doneSeen = true
-				close(c.cmdDone)
-			}
-			if !c.sent && !c.abandon {
-				c.sent = true
-				_ = s.send(c.halves) // A failure shows as a timeout.
-			}
-		}
-		s.mu.Unlock()
-	}
-}
-
-// send appends msg (NUL-terminated) to the inbox and wakes the shell.
-func (s *shell) send(msg []byte) error {
-	if _, err := s.inbox.Write(msg); err != nil {
-		return fmt.Errorf("persistent: write inbox: %w", err)
-	}
-	if _, err := s.ctl.Write([]byte{'r'}); err != nil {
-		return fmt.Errorf("persistent: wake shell: %w", err)
-	}
-	return nil
 }
 
 // dead reports whether the shell has exited.
@@ -225,18 +154,21 @@ func (s *shell) status() pty.ExitStatus {
 
 // terminate kills every process of the shell's session and releases the
 // terminal, the FIFOs and the private directory. With drain it first lets
-// the reader take in what the dying processes wrote. Idempotent.
+// the reader take in what the dying processes wrote, and collects the
+// shell's last reports. Idempotent.
 func (s *shell) terminate(drain bool) {
 	s.termOnce.Do(func() {
 		_ = s.proc.KillSession() // Best effort: Close sweeps again.
 		if drain {
 			waitFor(s.proc.Done(), reapWait)
 			waitFor(s.readDone, drainWait)
+			s.mu.Lock()
+			s.readReports()
+			s.mu.Unlock()
 		}
 		_ = s.proc.Close() // Best effort: it reports only a process it could not reap.
 		s.closeFiles()
 		waitFor(s.readDone, drainWait)
-		waitFor(s.retDone, drainWait)
 		_ = os.RemoveAll(s.dir) // Best effort.
 	})
 }

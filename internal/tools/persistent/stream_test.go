@@ -3,6 +3,7 @@ package persistent
 import (
 	"bytes"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -109,11 +110,22 @@ func FuzzCleaner(f *testing.F) {
 	})
 }
 
-// scanAll feeds a stream through an armed scanner in pieces and returns the
-// output, whether the frame ended, its status and what followed it.
-func scanAll(marker, data []byte, sizes []int) (out []byte, done bool, status int, rest []byte) {
+// oracle stands in for the shell's return FIFO in scanner tests: tokens
+// starting with 0-7 end the call, 8-B are dropped, C-F are output.
+func oracle(token []byte) frameAction {
+	switch {
+	case token[0] <= '7':
+		return frameEnd
+	case token[0] <= '9' || token[0] <= 'B' && token[0] >= 'A':
+		return frameDrop
+	}
+	return frameText
+}
+
+// scanAll feeds a stream through a scanner in pieces and returns the
+// output, whether a frame ended the call, and what followed it.
+func scanAll(data []byte, sizes []int) (out []byte, done bool, rest []byte) {
 	var s scanner
-	s.arm(marker)
 	text := func(p []byte) { out = append(out, p...) }
 	for i := 0; len(data) > 0; i++ {
 		n := len(data)
@@ -127,95 +139,90 @@ func scanAll(marker, data []byte, sizes []int) (out []byte, done bool, status in
 			continue
 		}
 		var r []byte
-		done, status, r = s.feed(chunk, text)
+		done, r = s.feed(chunk, text, oracle)
 		if done {
 			rest = append(rest, r...)
 		}
 	}
 	if !done {
-		out = append(out, s.disarm()...)
+		out = append(out, s.flush()...)
 	}
-	return out, done, status, rest
+	return out, done, rest
 }
 
-// scanRef is the scanner's specification on a whole stream: the output is
-// everything before the first marker; the frame is " STATUS\n" (a \r
-// allowed, 1-3 digits); anything else after the marker is malformed.
-func scanRef(marker, data []byte) (out []byte, done bool, status int, rest []byte) {
-	i := bytes.Index(data, marker)
-	if i < 0 {
-		return data, false, 0, nil
-	}
-	out, tail := data[:i], data[i+len(marker):]
-	if len(tail) == 0 {
-		return out, false, 0, nil
-	}
-	if tail[0] != ' ' {
-		return out, true, -1, tail
-	}
-	digits := 0
-	for j := 1; j < len(tail); j++ {
-		x := tail[j]
-		switch {
-		case x >= '0' && x <= '9' && digits < 3:
-			status = status*10 + int(x-'0')
-			digits++
-		case x == '\r':
-		case x == '\n' && digits > 0:
-			return out, true, status, tail[j+1:]
+// scanRef is the scanner's specification on a whole stream: frames are
+// ESC _ SP, 32 upper-case hex digits, ESC \; each is judged by the oracle
+// in stream order; output is everything but the dropped frames, up to the
+// first frame that ends the call.
+func scanRef(data []byte) (out []byte, done bool, rest []byte) {
+	re := regexp.MustCompile("\x1b_SP[0-9A-F]{32}\x1b\\\\")
+	for {
+		loc := re.FindIndex(data)
+		if loc == nil {
+			return append(out, data...), false, nil
+		}
+		token := data[loc[0]+4 : loc[1]-2]
+		switch oracle(token) {
+		case frameEnd:
+			return append(out, data[:loc[0]]...), true, data[loc[1]:]
+		case frameDrop:
+			out = append(out, data[:loc[0]]...)
 		default:
-			return out, true, -1, tail[j:]
+			out = append(out, data[:loc[1]]...)
 		}
-		if j+1 > maxFrameTail {
-			return out, true, -1, tail[j+1:]
-		}
+		data = data[loc[1]:]
 	}
-	return out, false, 0, nil
 }
 
 func TestScanner(t *testing.T) {
-	m := []byte("0123456789abcdef0123456789abcdef")
+	frame := func(token string) string { return "\x1b_SP" + token + "\x1b\\" }
+	end := frame("0123456789ABCDEF0123456789ABCDEF")
+	drop := frame("9123456789ABCDEF0123456789ABCDEF")
+	text := frame("C123456789ABCDEF0123456789ABCDEF")
 	cases := []struct {
-		in     string
-		out    string
-		done   bool
-		status int
-		rest   string
+		in   string
+		out  string
+		done bool
+		rest string
 	}{
-		{"hello\n" + string(m) + " 0\nafter", "hello\n", true, 0, "after"},
-		{"no newline" + string(m) + " 127\n", "no newline", true, 127, ""},
-		{"crlf" + string(m) + " 3\r\n", "crlf", true, 3, ""},
-		{"almost 0123456789abcdef0123456789abcdeX 0\n", "almost 0123456789abcdef0123456789abcdeX 0\n", false, 0, ""},
-		{"half " + string(m[:20]), "half " + string(m[:20]), false, 0, ""},
-		{string(m) + "x", "", true, -1, "x"},
+		{"hello\n" + end + "after", "hello\n", true, "after"},
+		{"no newline" + end, "no newline", true, ""},
+		{"a" + drop + "b" + end + "c", "ab", true, "c"},
+		{"a" + text + "b" + end, "a" + text + "b", true, ""},
+		{"lower \x1b_SP0123456789abcdef0123456789abcdef\x1b\\", "lower \x1b_SP0123456789abcdef0123456789abcdef\x1b\\", false, ""},
+		{"half " + end[:20], "half " + end[:20], false, ""},
+		{"\x1b\x1b_SP" + end[4:], "\x1b", true, ""},
+		{end[:37] + "x", end[:37] + "x", false, ""},
 	}
 	for _, c := range cases {
-		for _, sizes := range [][]int{nil, {1}, {5, 17}, {31}} {
-			out, done, status, rest := scanAll(m, []byte(c.in), sizes)
-			if string(out) != c.out || done != c.done || status != c.status || string(rest) != c.rest {
-				t.Errorf("%q in pieces %v: %q %v %d %q, want %q %v %d %q", c.in, sizes, out, done, status, rest, c.out, c.done, c.status, c.rest)
+		for _, sizes := range [][]int{nil, {1}, {5, 17}, {37}} {
+			out, done, rest := scanAll([]byte(c.in), sizes)
+			if string(out) != c.out || done != c.done || string(rest) != c.rest {
+				t.Errorf("%q in pieces %v: %q %v %q, want %q %v %q", c.in, sizes, out, done, rest, c.out, c.done, c.rest)
 			}
 		}
 	}
 }
 
 func FuzzScanner(f *testing.F) {
-	m := []byte("0123456789abcdef0123456789abcdef")
+	frame := func(token string) string { return "\x1b_SP" + token + "\x1b\\" }
 	for _, seed := range []string{
-		"out\n" + string(m) + " 0\n", "x" + string(m[:31]) + string(m) + " 12\r\nrest",
-		string(m[:16]) + " " + string(m[16:]) + " 0\n", "", string(m) + " 1234\n", string(m) + "  1\n",
+		"out\n" + frame("0123456789ABCDEF0123456789ABCDEF"),
+		"x" + frame("F123456789ABCDEF0123456789ABCDEF")[:30] + frame("9123456789ABCDEF0123456789ABCDEF") + "rest",
+		frame("C123456789ABCDEF0123456789ABCDEF") + frame("7123456789ABCDEF0123456789ABCDEF") + "tail", "",
+		"\x1b_SP\x1b_SP" + frame("0000000000000000000000000000000G"),
 	} {
-		f.Add([]byte(seed), []byte{3, 1, 31})
+		f.Add([]byte(seed), []byte{3, 1, 37})
 	}
 	f.Fuzz(func(t *testing.T, data, split []byte) {
 		sizes := make([]int, len(split))
 		for i, b := range split {
 			sizes[i] = int(b)
 		}
-		out, done, status, rest := scanAll(m, data, sizes)
-		wOut, wDone, wStatus, wRest := scanRef(m, data)
-		if wDone != done || (done && (status != wStatus || !bytes.Equal(rest, wRest))) {
-			t.Fatalf("frame: got %v %d %q, want %v %d %q", done, status, rest, wDone, wStatus, wRest)
+		out, done, rest := scanAll(data, sizes)
+		wOut, wDone, wRest := scanRef(data)
+		if wDone != done || (done && !bytes.Equal(rest, wRest)) {
+			t.Fatalf("frame: got %v %q, want %v %q", done, rest, wDone, wRest)
 		}
 		if !bytes.Equal(out, wOut) {
 			t.Fatalf("output %q, want %q", out, wOut)

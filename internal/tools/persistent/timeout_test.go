@@ -49,7 +49,7 @@ func TestTimeoutEscalatesToKill(t *testing.T) {
 }
 
 // Issue 3: cancellation resets the shell, discards the result and returns
-// promptly.
+// promptly. Issue 11: the next result says the shell was reset.
 func TestCancelDuringCommand(t *testing.T) {
 	f := newFixture(t, tools.Config{})
 	f.expect("kept=1", "")
@@ -73,7 +73,25 @@ func TestCancelDuringCommand(t *testing.T) {
 	if left := sessionProcs(t, sid); len(left) != 0 {
 		t.Fatalf("processes survived cancellation: %v", left)
 	}
-	f.expect("echo \"[$kept]\"", "[]\n")
+	expectCancelNotice(t, f, "echo \"[$kept]\"", "[]\n")
+}
+
+// expectCancelNotice runs command after a cancelled call and requires its
+// result to open with the notice that the shell was reset (issue 11), then
+// the output want, and to report the reset in meta; the call after it is
+// plain again.
+func expectCancelNotice(t *testing.T, f *fixture, command, want string) {
+	t.Helper()
+	notice := "[the previous call was cancelled, which reset the shell; this command ran in a fresh shell in " + f.cwd +
+		", without the earlier working directory, variables, functions or background jobs]\n"
+	res := f.expect(command, notice+want)
+	if structured(t, res, "shellReset") != true {
+		t.Fatalf("shellReset %v after a cancelled call", res.Structured["shellReset"])
+	}
+	res = f.expect("true", "")
+	if structured(t, res, "shellReset") != false {
+		t.Fatalf("the reset was reported twice: %v", res.Structured)
+	}
 }
 
 // Issue 3: even when the end marker was already seen, a cancelled call
@@ -89,7 +107,7 @@ func TestCancelAfterMarkerStillResets(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	f.expect("echo \"[$changed]\"", "[]\n")
+	expectCancelNotice(t, f, "echo \"[$changed]\"", "[]\n")
 }
 
 // A call whose context ends while it waits in the queue leaves the running
@@ -115,4 +133,24 @@ func TestCancelWhileQueued(t *testing.T) {
 		t.Fatalf("first call: %q", res.Text)
 	}
 	f.expect("echo $state", "kept\n")
+}
+
+// Issue 10: when a command cannot be handed to the shell at all, the shell
+// is reset and the result says both: the command did not run, and the
+// state is gone.
+func TestSendFailureIsDisclosed(t *testing.T) {
+	f := newFixture(t, tools.Config{})
+	f.expect("kept=yes", "")
+	_ = f.shellOf("s").ctl.Close() // the shell can no longer be woken
+	res, err := f.callIn(context.Background(), "s", "echo never")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(res.Text, "could not be handed to the shell") || !strings.Contains(res.Text, "so it did not run; the shell was reset") {
+		t.Fatalf("got %q", res.Text)
+	}
+	if structured(t, res, "shellReset") != true {
+		t.Fatalf("shellReset %v", res.Structured["shellReset"])
+	}
+	f.expect("echo \"[$kept]\"", "[]\n")
 }
