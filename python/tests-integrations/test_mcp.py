@@ -116,7 +116,8 @@ async def test_cancel_kills_the_command(tmp_path: Path, mode: str) -> None:
         r = await c.call_tool("bash", {"command": "echo ${KEPT:-reset}"})
         # The result says the shell was reset (issue 11), then shows it.
         text = r.content[0].text
-        assert text.endswith("\nreset\n") and "reset the shell" in text, text
+        assert text.endswith("\nreset\n"), text
+        assert "reset the shell" in text, text
 
 
 @pytest.mark.parametrize("mode", list(ERAS))

@@ -115,7 +115,8 @@ def test_per_call_timeout(tmp_path: Path, transport: str) -> None:
         wait_until(lambda: not alive(pid), "the stopped command to die")
         # The next output says the shell was reset (issue 11), then runs.
         out = env.execute({"command": "echo fresh"})["output"]
-        assert out.endswith("\nfresh\n") and "reset the shell" in out, out
+        assert out.endswith("\nfresh\n"), out
+        assert "reset the shell" in out, out
     finally:
         env.cleanup()
 

@@ -103,10 +103,11 @@ def test_install_refuses_another_architecture(container: PodmanContainer, tmp_pa
     is what the check reads (a cross build would need a compiler for it here).
     """
     other = "aarch64" if host.machine() == "x86_64" else "x86_64"
-    data = bytearray((bundled_dir() / "shellport").read_bytes())
-    data[18:20] = (183 if other == "aarch64" else 62).to_bytes(2, "little")
-    (tmp_path / "shellport").write_bytes(bytes(data))
-    os.chmod(tmp_path / "shellport", 0o755)
+    for name in ("shellport", "shellport-spawn-helper"):
+        data = bytearray((bundled_dir() / name).read_bytes())
+        data[18:20] = (183 if other == "aarch64" else 62).to_bytes(2, "little")
+        (tmp_path / name).write_bytes(bytes(data))
+        os.chmod(tmp_path / name, 0o755)
     with pytest.raises(shellport.BinaryNotFound) as info:
         shellport.remote.podman(
             container.name, path="/opt/other/shellport", install="always", native_dir=tmp_path
@@ -120,6 +121,20 @@ def test_install_refuses_another_architecture(container: PodmanContainer, tmp_pa
     assert f"shellport-{v}-py3-none-manylinux_2_17_{arch}.manylinux2014_{arch}.whl" in message
     assert f"shellport_{v}_linux_{goarch}.tar.gz" in message
     assert "native_dir=" in message
+
+
+def test_install_refuses_a_linux_runtime_without_its_helper(
+    container: PodmanContainer, tmp_path: Path
+) -> None:
+    """Issue 10: a Linux runtime starts nothing without its supervisor, so an
+    install that would copy the executable alone is refused before copying."""
+    (tmp_path / "shellport").write_bytes((bundled_dir() / "shellport").read_bytes())
+    os.chmod(tmp_path / "shellport", 0o755)
+    with pytest.raises(shellport.BinaryNotFound, match="holds no shellport-spawn-helper"):
+        shellport.remote.podman(
+            container.name, path="/opt/lonely/shellport", install="always", native_dir=tmp_path
+        )
+    assert "lonely" not in container.exec("sh", "-c", "ls /opt; true")
 
 
 def test_version_mismatch_is_named(container: PodmanContainer) -> None:

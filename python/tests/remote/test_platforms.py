@@ -96,7 +96,8 @@ async def test_cancel(platform: Platform) -> None:
         await _until(lambda: not with_token(tok), "the cancelled command and its shell to die")
         r = await s.acall("bash", {"command": "echo after"})
         # The result says the shell was reset (issue 11), then runs.
-        assert r.text.endswith("\nafter\n") and "reset the shell" in r.text, r.text
+        assert r.text.endswith("\nafter\n"), r.text
+        assert "reset the shell" in r.text, r.text
         await s.aclose()
 
 
@@ -107,17 +108,20 @@ def test_close_kills_everything(platform: Platform, profile: str) -> None:
     try:
         s = rt.session(platform.cwd, env={"SP_TOKEN": tok})
         if profile == "persistent":
-            # Background jobs, a job the shell forgot, one in a subshell.
-            s.call("bash", {"command": "sleep 1000 & sleep 1001 & disown; (sleep 1002 &); true"})
-            want = 4  # the shell and three sleeps
+            # Background jobs, a job the shell forgot, one in a subshell, one
+            # in a session of its own (issue 10: setsid escapes nothing).
+            escapes = "sleep 1000 & sleep 1001 & disown; (sleep 1002 &); setsid sleep 1003 & true"
+            s.call("bash", {"command": escapes})
+            want = 5  # the shell and four sleeps
         else:
-            for n in range(2):
+            # Two tasks, the second with a process in a session of its own.
+            for command in ("sleep 1000", "setsid sleep 1001 & sleep 1002"):
                 r = s.call(
                     "bash",
-                    {"command": f"sleep 100{n}", "description": "wait", "run_in_background": True},
+                    {"command": command, "description": "wait", "run_in_background": True},
                 )
                 assert "bash-" in r.text, r.text
-            want = 2
+            want = 3
         wait_until(lambda: len(with_token(tok)) >= want, f"{want} processes to run")
         left = platform.watch(rt)
         assert left(), "the runtime itself should run in the sandbox"

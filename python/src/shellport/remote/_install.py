@@ -210,6 +210,14 @@ def _local_files(native_dir: str | None, exe_name: str) -> list[_LocalFile]:
     helper = exe.parent / HELPER_NAME
     if helper.is_file():
         out.append(_local_file(helper, HELPER_NAME))
+    elif out[0].system == "Linux":
+        # On Linux the runtime starts nothing without its supervisor: an
+        # install without it would only fail later, at initialize.
+        raise BinaryNotFound(
+            f"{exe.parent} holds no {HELPER_NAME} beside {exe.name}; a Linux runtime runs "
+            "every command under it, so both must be installed (every Linux wheel and release "
+            "archive ships the two together)"
+        )
     return out
 
 
