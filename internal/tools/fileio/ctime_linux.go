@@ -1,6 +1,6 @@
 //go:build linux
 
-package editor
+package fileio
 
 import (
 	"syscall"

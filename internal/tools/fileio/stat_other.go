@@ -1,6 +1,6 @@
 //go:build !unix
 
-package editor
+package fileio
 
 import (
 	"context"

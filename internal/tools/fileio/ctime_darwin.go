@@ -1,6 +1,6 @@
 //go:build darwin
 
-package editor
+package fileio
 
 import (
 	"syscall"

@@ -1,6 +1,6 @@
 //go:build unix && !linux && !darwin
 
-package editor
+package fileio
 
 import (
 	"syscall"

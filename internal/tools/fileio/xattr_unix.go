@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package editor
+package fileio
 
 import (
 	"bytes"
