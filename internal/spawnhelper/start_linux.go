@@ -38,6 +38,11 @@ type Spec struct {
 	TTY *os.File
 	// FD3 is given to the program as its fd 3. Nothing else above 2 is.
 	FD3 *os.File
+	// Restrict is applied in the program's process just before exec: a
+	// Landlock ruleset and a seccomp program (the sandbox). A restriction
+	// the kernel refuses fails the start; the program never runs without
+	// it. Wrapper is macOS's and is refused here.
+	Restrict Restrictions
 }
 
 // Process is a program running under its supervisor.
@@ -84,6 +89,9 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 	if len(s.Args) == 0 {
 		s.Args = []string{s.Path}
 	}
+	if len(s.Restrict.Wrapper) > 0 {
+		return nil, fmt.Errorf("spawn helper: a wrapper command (%s) is not how this platform's sandbox is applied", s.Restrict.Wrapper[0])
+	}
 	life, err := lifeReadEnd()
 	if err != nil {
 		return nil, err
@@ -114,6 +122,14 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 	if s.FD3 != nil {
 		argv = append(argv, "--fd3", strconv.Itoa(len(files)))
 		files = append(files, s.FD3)
+	}
+	if s.Restrict.Landlock != nil {
+		argv = append(argv, "--landlock-ruleset", strconv.Itoa(len(files)))
+		files = append(files, s.Restrict.Landlock)
+	}
+	if s.Restrict.Seccomp != nil {
+		argv = append(argv, "--seccomp-filter", strconv.Itoa(len(files)))
+		files = append(files, s.Restrict.Seccomp)
 	}
 	dir := s.Dir
 	argv = append(append(argv, "--", dir, s.Path), s.Args[1:]...)
