@@ -72,6 +72,9 @@ func (rt *Runtime) sessionUpdate(params json.RawMessage) (any, error) {
 	if p.Sandbox == nil {
 		return nil, rpc.Errorf(rpc.CodeInvalidParams, `session/update: "sandbox" is required (an object; {} is the runtime's default)`)
 	}
+	if err := p.Sandbox.Check("session/update: sandbox", true); err != nil {
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, "%v", err)
+	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	s := rt.sessions[p.Session]
