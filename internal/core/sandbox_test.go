@@ -146,7 +146,9 @@ func TestSandboxInResultsDescriptionsAndInitialize(t *testing.T) {
 		t.Fatalf("every result of a sandboxed session carries it: %+v", c)
 	}
 	descs := func(params map[string]any) map[string]string {
-		var l struct{ Tools []struct{ Name, Description string } }
+		var l struct {
+			Tools []struct{ Name, Description string }
+		}
 		_ = json.Unmarshal(s.do("tools/list", params).Result, &l)
 		out := map[string]string{}
 		for _, tl := range l.Tools {

@@ -31,6 +31,12 @@ type Policy struct {
 	filesOnce sync.Once
 	files     *workers // the confined threads of Run (Linux)
 	filesErr  error
+
+	// The Landlock ruleset of one-shot spawns, built once (Linux).
+	rulesetOnce sync.Once
+	rulesetMu   sync.Mutex
+	ruleset     *os.File
+	rulesetErr  error
 }
 
 // Request is what Resolve needs to know about a session.
@@ -323,6 +329,7 @@ func (p *Policy) Close() {
 	if p.files != nil {
 		p.files.close()
 	}
+	p.closeRuleset()
 }
 
 var errClosed = errors.New("sandbox: the session's policy was replaced or closed")

@@ -15,3 +15,5 @@ func (p *Policy) Restrictions(private ...string) (spawnhelper.Restrictions, erro
 	}
 	return spawnhelper.Restrictions{Wrapper: seatbeltArgv(p, private)}, nil
 }
+
+func (p *Policy) closeRuleset() {}

@@ -3,6 +3,9 @@
 package sandbox
 
 import (
+	"fmt"
+	"os"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/shellport/shellport/internal/spawnhelper"
@@ -26,14 +29,12 @@ func (p *Policy) Restrictions(private ...string) (r spawnhelper.Restrictions, er
 		}
 	}()
 	if p.landlock {
-		var scoped uint64
-		if p.abi >= 6 {
-			scoped = unix.LANDLOCK_SCOPE_SIGNAL
-			if !p.network {
-				scoped |= unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-			}
+		if len(private) > 0 {
+			r.Landlock, err = buildRuleset(p.abi, p.scopes(), p.grants(private))
+		} else {
+			r.Landlock, err = p.sharedRuleset()
 		}
-		if r.Landlock, err = buildRuleset(p.abi, scoped, p.grants(private)); err != nil {
+		if err != nil {
 			return r, err
 		}
 	}
@@ -43,4 +44,51 @@ func (p *Policy) Restrictions(private ...string) (r spawnhelper.Restrictions, er
 		}
 	}
 	return r, nil
+}
+
+// scopes are the Landlock scopes of a spawn: from ABI 6 signals (a command
+// cannot signal its supervisor, the runtime or other sessions) and, with
+// network off, abstract UNIX sockets.
+func (p *Policy) scopes() uint64 {
+	if p.abi < 6 {
+		return 0
+	}
+	s := uint64(unix.LANDLOCK_SCOPE_SIGNAL)
+	if !p.network {
+		s |= unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+	}
+	return s
+}
+
+// sharedRuleset returns a duplicate of the policy's spawn ruleset, built
+// on first use: every one-shot command of the session restricts itself
+// with the same rules, and a ruleset is only read by landlock_restrict_self.
+func (p *Policy) sharedRuleset() (*os.File, error) {
+	p.rulesetOnce.Do(func() {
+		p.ruleset, p.rulesetErr = buildRuleset(p.abi, p.scopes(), p.grants(nil))
+	})
+	if p.rulesetErr != nil {
+		return nil, p.rulesetErr
+	}
+	p.rulesetMu.Lock()
+	defer p.rulesetMu.Unlock()
+	if p.ruleset == nil {
+		return nil, errClosed
+	}
+	fd, err := unix.FcntlInt(p.ruleset.Fd(), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: duplicate the Landlock ruleset: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "landlock-ruleset"), nil
+}
+
+// closeRuleset closes the shared spawn ruleset (Policy.Close).
+func (p *Policy) closeRuleset() {
+	p.rulesetOnce.Do(func() { p.rulesetErr = errClosed })
+	p.rulesetMu.Lock()
+	defer p.rulesetMu.Unlock()
+	if p.ruleset != nil {
+		_ = p.ruleset.Close() // best effort: spawns hold their own duplicates
+		p.ruleset = nil
+	}
 }

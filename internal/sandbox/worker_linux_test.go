@@ -93,3 +93,41 @@ func TestRunRaisesAPanicInTheCaller(t *testing.T) {
 	_ = p.Run(func() { panic("boom") })
 	t.Fatal("no panic")
 }
+
+// BenchmarkRun is the cost of handing one file operation to a confined
+// thread and back (an idle worker takes it), against a direct call.
+func BenchmarkRun(b *testing.B) {
+	if s := Probe(); s.Backend != BackendLandlock {
+		b.Skipf("no Landlock here: %s", s.Reason)
+	}
+	ws := b.TempDir()
+	off := false
+	p, err := Resolve(Request{Session: &Config{Mode: ModeWorkspaceWrite, WritableTmp: &off}, Cwd: ws})
+	if err != nil {
+		b.Skip(err)
+	}
+	defer p.Close()
+	_ = p.Run(func() {})
+	for b.Loop() {
+		if err := p.Run(func() {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRestrictions is what a sandboxed spawn builds: a Landlock
+// ruleset with the policy's rules and the seccomp program in a pipe.
+func BenchmarkRestrictions(b *testing.B) {
+	ws := b.TempDir()
+	p, err := Resolve(Request{Session: &Config{Mode: ModeWorkspaceWrite}, Cwd: ws})
+	if err != nil || !p.Restricted() {
+		b.Skipf("no sandbox here: %v", err)
+	}
+	for b.Loop() {
+		r, err := p.Restrictions()
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+}
