@@ -65,7 +65,9 @@ func SeatbeltProfile(p *Policy, private []string) (profile string, params []stri
 		}
 	}
 	for i, d := range private {
-		fmt.Fprintf(&b, "(allow file-write-data (subpath %s))\n", param("PRIVATE", i, d))
+		// Seatbelt matches the real path (/private/var/folders/…, not
+		// /var/folders/…).
+		fmt.Fprintf(&b, "(allow file-write-data (subpath %s))\n", param("PRIVATE", i, resolved(d)))
 	}
 	b.WriteString("(allow network* (local unix-socket))\n(allow network* (remote unix-socket))\n")
 	if p.network {
