@@ -225,7 +225,8 @@ func (p *Process) KillAll() error {
 // command that ran kill -9 on its parent): Lost then reports true, and
 // Wait has killed what it could still find, the processes of the
 // program's session. Processes that had left that session are out of
-// reach until the sandbox can forbid signalling the supervisor.
+// reach; in a sandboxed session (Landlock's signal scope, ABI 6 and later)
+// a command cannot signal its supervisor at all.
 func (p *Process) Wait() (*os.ProcessState, error) {
 	p.waitOnce.Do(func() {
 		p.state, p.err = p.helper.Wait()
