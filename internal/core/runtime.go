@@ -218,5 +218,9 @@ func (rt *Runtime) closeTools() error {
 	for _, s := range open {
 		s.info.Sandbox.Close()
 	}
+	rt.mu.Lock()
+	def := rt.defaultPolicy
+	rt.mu.Unlock()
+	def.Close()
 	return err
 }

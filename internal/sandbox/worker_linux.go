@@ -38,8 +38,9 @@ type outcome struct {
 	stack    []byte
 }
 
-// idleWait is how long a confined thread waits for more work.
-const idleWait = 30 * time.Second
+// idleWait is how long a confined thread waits for more work: long enough
+// for a model's next edit, short enough that idle sessions hold no threads.
+const idleWait = 10 * time.Second
 
 func newWorkers(p *Policy) (*workers, error) {
 	// The workers only touch files: no scopes, so the Go runtime on their
