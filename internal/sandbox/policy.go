@@ -110,7 +110,9 @@ func Resolve(r Request) (*Policy, error) {
 
 // checkNarrows refuses a merged request that asks for more than the
 // runtime's default: a wider mode, network, temporary directories or
-// writable roots outside the default's, or onUnsupported "warn".
+// writable roots outside the default's (its roots, the session's cwd and,
+// when the default has them, the temporary directories), or
+// onUnsupported "warn".
 func checkNarrows(def Config, s settings, cwd, where string) error {
 	d := merge(def, nil)
 	widen := func(what string) error {
@@ -137,6 +139,11 @@ func checkNarrows(def Config, s settings, cwd, where string) error {
 	if d.mode == ModeWorkspaceWrite {
 		for _, root := range d.roots {
 			allowed = append(allowed, resolved(root))
+		}
+		if d.writableTmp {
+			for _, dir := range tempDirs(nil) {
+				allowed = append(allowed, resolved(dir))
+			}
 		}
 	}
 	for _, root := range s.roots {
