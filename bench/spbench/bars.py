@@ -17,6 +17,13 @@ def ms(x: float | None) -> str:
     return "n/a" if x is None else (f"{x * 1e3:.2f} ms" if x < 1 else f"{x:.2f} s")
 
 
+def signed(x: float | None) -> str:
+    """A time difference with its sign: +0.40 ms, −1.00 ms."""
+    if x is None:
+        return "n/a"
+    return ("+" if x >= 0 else "−") + ms(abs(x))
+
+
 def x_(r: float | None) -> str:
     return "n/a" if r is None else f"{r:.2f}×"
 
@@ -33,7 +40,9 @@ def _get(d: Any, *path: Any) -> Any:
     return d
 
 
-def _bar(target: str, source: str, measured: str, ok: bool | None, why: str = "") -> dict[str, Any]:
+def _bar(
+    target: str, source: str, measured: str, ok: bool | None, why: str = ""
+) -> dict[str, Any]:
     status = "NOT MEASURED" if ok is None else ("MET" if ok else "MISSED")
     return {
         "target": target,
@@ -93,7 +102,8 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
             "persistent `true` p50 ≤ 1.5× the raw-PTY floor",
             "issue 3, issue 7",
             ", ".join(
-                f"{n.split('-')[1]} {x_(vs_floor[n])} ({ms(sp50[n])} vs {ms(floor)})" for n in SP
+                f"{n.split('-')[1]} {x_(vs_floor[n])} ({ms(sp50[n])} vs {ms(floor)})"
+                for n in SP
             ),
             _all(list(vs_floor.values()), lambda r: r <= 1.5),
             f"The floor is one write and one read on a terminal in the calling process "
@@ -198,7 +208,10 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
         med = _get(ed, "ops", op, "median_seconds") or {}
         peers = {k: v for k, v in med.items() if not k.startswith("shellport-") and v}
         slow = max(peers, key=lambda k: peers[k]) if peers else None
-        rs = {n: _get(ed, "ops", op, "ratios", n, slow, "median") if slow else None for n in SP}
+        rs = {
+            n: _get(ed, "ops", op, "ratios", n, slow, "median") if slow else None
+            for n in SP
+        }
         disk = ed.get("disk", {})
         why = (
             f"shellport's {op} takes {ms(med.get('shellport-library'))} against "
@@ -207,7 +220,9 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
         if op == "str_replace":
             sync = (disk.get("write_fsync") or 0) - (disk.get("write") or 0)
             sp_t = (
-                max(v for v in (med.get(n) for n in SP) if v) if any(med.get(n) for n in SP) else 0
+                max(v for v in (med.get(n) for n in SP) if v)
+                if any(med.get(n) for n in SP)
+                else 0
             )
             slow_t = peers.get(slow) if slow else None
             unsynced = max(0.0, sp_t - sync)
@@ -235,7 +250,10 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
         for n in SP:
             for r in _get(ed, "ops", op, "runs", n) or []:
                 if "seconds" in r:
-                    peaks.append(r.get("runtime_peak") or (r["host_peak"] - r["host_peak_before"]))
+                    peaks.append(
+                        r.get("runtime_peak")
+                        or (r["host_peak"] - r["host_peak_before"])
+                    )
     fb = ed.get("file_bytes")
     worst = max(peaks) if peaks else None
     out.append(
@@ -275,6 +293,8 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
             f"below capacity, or the one-caller-at-a-time p99.",
         )
     )
+    out += _sandbox_bars(c.get("sandbox", {}))
+
     left = [_get(ss, n, "left_behind") for n in SP]
     out.append(
         _bar(
@@ -287,6 +307,54 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
             ),
             _all(left, lambda v: v == 0),
             "Processes of closed sessions were still in the process table (see Problems).",
+        )
+    )
+    return out
+
+
+def _sandbox_bars(sb: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 12: what a sandbox costs a spawn and a round trip."""
+    out = []
+    backend = _get(sb, "support", "backend")
+    for key, what in (
+        ("oneshot", "one-shot `true`"),
+        ("spawn", "persistent shell start"),
+    ):
+        extra = _get(sb, key, "extra_p50") or {}
+        vals = [extra.get(t) for t in ("library", "process")]
+        out.append(
+            _bar(
+                f"sandboxed spawn ({what}) < 5 ms more than unsandboxed",
+                "issue 12",
+                (
+                    ", ".join(
+                        f"{t} {signed(extra.get(t))}" for t in ("library", "process")
+                    )
+                    if extra
+                    else f"n/a (backend {backend})"
+                ),
+                _all(vals, lambda d: d < 0.005),
+                "Building the Landlock ruleset and the seccomp program and applying them in "
+                "the child took longer than 5 ms on this machine.",
+            )
+        )
+    rt = _get(sb, "persistent", "ratio") or {}
+    meds = [_get(rt, t, "median") for t in ("library", "process")]
+    out.append(
+        _bar(
+            "sandboxed persistent `true` no slower than unsandboxed (within 5%)",
+            "issue 12",
+            (
+                ", ".join(
+                    f"{t} {x_(_get(rt, t, 'median'))}" for t in ("library", "process")
+                )
+                if rt
+                else f"n/a (backend {backend})"
+            ),
+            _all(meds, lambda r: r <= 1.05),
+            "A sandboxed shell's round trip was more than 5% slower. The sandbox is applied "
+            "once, when the shell starts; after that only the kernel's path checks on the "
+            "files a command opens remain.",
         )
     )
     return out

@@ -18,7 +18,9 @@ def editor(ctx: Context) -> dict[str, Any]:
     os.makedirs(work_dir, exist_ok=True)
     work = os.path.join(work_dir, "big_module.py")
     facts = editors.make_file(pristine, z.editor_bytes)
-    ctx.progress(f"editor: wrote a {facts['bytes'] / 1e6:.1f} MB file of {facts['lines']} lines")
+    ctx.progress(
+        f"editor: wrote a {facts['bytes'] / 1e6:.1f} MB file of {facts['lines']} lines"
+    )
     names = [n for n in editors.CONTENDERS if ctx.peer_ok(editors.NEEDS.get(n))]
     for n in editors.CONTENDERS:
         if n not in names:
@@ -38,7 +40,13 @@ def editor(ctx: Context) -> dict[str, Any]:
             for name in names:
                 shutil.copyfile(pristine, work)
                 r = ctx.child(
-                    {"kind": "editor", "contender": name, "op": op, "path": work, "facts": facts},
+                    {
+                        "kind": "editor",
+                        "contender": name,
+                        "op": op,
+                        "path": work,
+                        "facts": facts,
+                    },
                     timeout=max(60.0, z.peer_timeout),
                 )
                 if "error" in r:
@@ -48,13 +56,17 @@ def editor(ctx: Context) -> dict[str, Any]:
                     if r["is_error"]:
                         ok, why = False, f"isError result: {r['text_head']!r}"
                     elif op == "view" and not r["view_ok"]:
-                        ok, why = False, f"view does not show the last line: {r['text_head']!r}"
+                        ok, why = (
+                            False,
+                            f"view does not show the last line: {r['text_head']!r}",
+                        )
                     r["ok"] = ok
                     if not ok:
                         ctx.problem("editor", name, f"{op}: {why}"[:400])
                 runs[name].append(r)
         secs = {
-            n: [r.get("seconds") if r.get("ok") else None for r in rs] for n, rs in runs.items()
+            n: [r.get("seconds") if r.get("ok") else None for r in rs]
+            for n, rs in runs.items()
         }
         ratios = {
             n: {m: ratio(secs[n], secs[m]) for m in secs if m != n}
@@ -79,13 +91,17 @@ def cold_start(ctx: Context) -> dict[str, Any]:
     for n in COLD:
         if n not in names:
             ctx.problem(
-                "cold_start", n, f"not run: {COLD_NEEDS[n]} {ctx.peer_reason(COLD_NEEDS[n])}"
+                "cold_start",
+                n,
+                f"not run: {COLD_NEEDS[n]} {ctx.peer_reason(COLD_NEEDS[n])}",
             )
     runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     for rep in range(z.cold_reps):
         ctx.progress(f"cold start: repetition {rep + 1}/{z.cold_reps}")
         for name in names:
-            r = ctx.child({"kind": "cold", "contender": name, "cwd": ctx.workdir}, timeout=60.0)
+            r = ctx.child(
+                {"kind": "cold", "contender": name, "cwd": ctx.workdir}, timeout=60.0
+            )
             if "error" in r:
                 ctx.problem("cold_start", name, r["error"])
             elif not r.get("ok"):
@@ -95,11 +111,16 @@ def cold_start(ctx: Context) -> dict[str, Any]:
     for name, rs in runs.items():
         good = [r["phases"] for r in rs if "phases" in r]
         phases[name] = (
-            {k: median([p[k] for p in good]) for k in ("import", "runtime", "first_call", "total")}
+            {
+                k: median([p[k] for p in good])
+                for k in ("import", "runtime", "first_call", "total")
+            }
             if good
             else {}
         )
-    totals = {n: [r.get("phases", {}).get("total") for r in rs] for n, rs in runs.items()}
+    totals = {
+        n: [r.get("phases", {}).get("total") for r in rs] for n, rs in runs.items()
+    }
     ratios = {
         n: {m: ratio(totals[n], totals[m]) for m in totals if m != n}
         for n in totals
@@ -132,12 +153,22 @@ def scale(ctx: Context) -> dict[str, Any]:
                 ctx.problem("scale", name, r["error"])
                 runs[name].append(r)
                 continue
-            for key in ("left_after_close", "zombies_after_close", "left_after_runtime_close"):
+            for key in (
+                "left_after_close",
+                "zombies_after_close",
+                "left_after_runtime_close",
+            ):
                 if r.get(key):
-                    ctx.problem("scale", name, f"{key}: pids {r[key][:10]} ({len(r[key])} in all)")
+                    ctx.problem(
+                        "scale",
+                        name,
+                        f"{key}: pids {r[key][:10]} ({len(r[key])} in all)",
+                    )
             if r.get("bad_count"):
                 ctx.problem(
-                    "scale", name, f"{r['bad_count']} wrong results, e.g. {r['bad_results']}"
+                    "scale",
+                    name,
+                    f"{r['bad_count']} wrong results, e.g. {r['bad_results']}",
                 )
             bursts = r.pop("bursts", [])
             lat = [x for b in bursts for x in b["latencies"]]
@@ -184,5 +215,7 @@ def scale(ctx: Context) -> dict[str, Any]:
         "bursts": z.scale_bursts,
         "summary": summary,
         "runs": runs,
-        "ratios": {n: {"floor": ratio(p99[n], p99["floor"])} for n in p99 if n != "floor"},
+        "ratios": {
+            n: {"floor": ratio(p99[n], p99["floor"])} for n in p99 if n != "floor"
+        },
     }

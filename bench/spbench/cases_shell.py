@@ -44,7 +44,11 @@ def _open(ctx: Context, case: str, names: list[str]) -> dict[str, Shell]:
 
 def _ratios(reps: dict[str, list[float]], mine: list[str]) -> dict[str, dict[str, Any]]:
     """ratios[a][b] = median over repetitions of a's p50 / b's p50."""
-    return {a: {b: ratio(reps[a], reps[b]) for b in reps if b != a} for a in mine if a in reps}
+    return {
+        a: {b: ratio(reps[a], reps[b]) for b in reps if b != a}
+        for a in mine
+        if a in reps
+    }
 
 
 def persistent_rtt(ctx: Context) -> dict[str, Any]:
@@ -52,7 +56,9 @@ def persistent_rtt(ctx: Context) -> dict[str, Any]:
     shells = _open(ctx, "persistent_true", RTT_ORDER)
     samples: dict[str, list[list[float]]] = {n: [] for n in shells}
     for sh in shells.values():
-        time_calls(lambda sh=sh: sh.run("true"), 2 if sh.name in SLOW else 20)  # warm up
+        time_calls(
+            lambda sh=sh: sh.run("true"), 2 if sh.name in SLOW else 20
+        )  # warm up
     for rep in range(z.reps):
         ctx.progress(f"persistent `true`: repetition {rep + 1}/{z.reps}")
         for name, sh in shells.items():
@@ -60,7 +66,9 @@ def persistent_rtt(ctx: Context) -> dict[str, Any]:
             try:
                 samples[name].append(time_calls(lambda sh=sh: sh.run("true"), n))
             except Exception as exc:
-                ctx.problem("persistent_true", name, f"failed in repetition {rep + 1}: {exc!r}")
+                ctx.problem(
+                    "persistent_true", name, f"failed in repetition {rep + 1}: {exc!r}"
+                )
     for sh in shells.values():
         try:
             sh.close()
@@ -88,7 +96,9 @@ def seq_output(ctx: Context) -> dict[str, Any]:
     for name in names:
         need = NEEDS[name]
         if not ctx.peer_ok(need):
-            ctx.problem("seq_output", name, f"not run: {need} {ctx.peer_reason(need or '')}")
+            ctx.problem(
+                "seq_output", name, f"not run: {need} {ctx.peer_reason(need or '')}"
+            )
             skipped.add(name)
     for rep in range(z.seq_reps):
         for name in names:
@@ -97,7 +107,12 @@ def seq_output(ctx: Context) -> dict[str, Any]:
                 continue
             ctx.progress(f"`{command}`: repetition {rep + 1}/{z.seq_reps}, {name}")
             r = ctx.child(
-                {"kind": "seq", "contender": name, "cwd": ctx.workdir, "command": command},
+                {
+                    "kind": "seq",
+                    "contender": name,
+                    "cwd": ctx.workdir,
+                    "command": command,
+                },
                 timeout=z.peer_timeout if peer else max(120.0, z.peer_timeout),
             )
             if "error" in r:
@@ -112,7 +127,9 @@ def seq_output(ctx: Context) -> dict[str, Any]:
     secs = {n: [r.get("seconds") for r in rs] for n, rs in runs.items() if rs}
     reps_floor = secs.get("floor", [])
     ratios = {
-        n: {"floor": ratio(secs[n], reps_floor[: len(secs[n])])} for n in secs if n != "floor"
+        n: {"floor": ratio(secs[n], reps_floor[: len(secs[n])])}
+        for n in secs
+        if n != "floor"
     }
     return {"command": command, "output_bytes": want, "runs": runs, "ratios": ratios}
 
@@ -124,7 +141,9 @@ def _seq_ok(name: str, r: dict[str, Any], want: int, n: int) -> bool:
         if r.get("meta", {}).get("exitCode") != 0:
             return False
         spilled = r.get("spill_bytes")
-        return spilled == want if r["meta"].get("truncated") else r["text_chars"] == want
+        return (
+            spilled == want if r["meta"].get("truncated") else r["text_chars"] == want
+        )
     return True
 
 
@@ -141,7 +160,11 @@ def oneshot(ctx: Context) -> dict[str, Any]:
             runtimes.append(rt)
             r = s.call("bash", {"command": "echo hi", "description": "Say hi"})
             if r.text.strip() != "hi" or r.meta.get("exitCode") != 0:
-                ctx.problem("oneshot_true", f"shellport-{transport}", f"`echo hi` gave {r.text!r}")
+                ctx.problem(
+                    "oneshot_true",
+                    f"shellport-{transport}",
+                    f"`echo hi` gave {r.text!r}",
+                )
             runners[f"shellport-{transport}"] = lambda s=s: s.call(
                 "bash", {"command": "true", "description": "Do nothing"}
             )
@@ -192,7 +215,10 @@ def transport(ctx: Context) -> dict[str, Any]:
         for _rep in range(z.reps):
             for t, s in sessions.items():
                 samples[t].append(
-                    time_calls(lambda s=s, a=args: s.call("str_replace_editor", a), z.fast_calls)
+                    time_calls(
+                        lambda s=s, a=args: s.call("str_replace_editor", a),
+                        z.fast_calls,
+                    )
                 )
         r = sessions["library"].call("str_replace_editor", args)
         summary = {t: summarize(v) for t, v in samples.items()}

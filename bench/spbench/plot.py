@@ -27,7 +27,9 @@ def _med(vals: list[float | None]) -> float | None:
     return v[len(v) // 2] if v else None
 
 
-def _bars(ax: Any, title: str, data: dict[str, float | None], unit: str, log: bool) -> None:
+def _bars(
+    ax: Any, title: str, data: dict[str, float | None], unit: str, log: bool
+) -> None:
     names = [n for n, v in data.items() if v]
     vals = [data[n] for n in names]
     ax.barh(names, vals, color=[_color(n) for n in names])
@@ -61,7 +63,9 @@ def draw(res: dict[str, Any], path: str) -> str:
         False,
     )
     failed = [
-        f"{n}: {rs[0]['error']}" for n, rs in so.items() if rs and all("error" in r for r in rs)
+        f"{n}: {rs[0]['error']}"
+        for n, rs in so.items()
+        if rs and all("error" in r for r in rs)
     ]
     if failed:
         axes[0][1].text(
@@ -76,7 +80,11 @@ def draw(res: dict[str, Any], path: str) -> str:
         )
     oc = c.get("oneshot_true", {}).get("contenders", {})
     _bars(
-        axes[0][2], "one-shot `true`, p50", {n: v["p50"] * 1e3 for n, v in oc.items()}, "ms", False
+        axes[0][2],
+        "one-shot `true`, p50",
+        {n: v["p50"] * 1e3 for n, v in oc.items()},
+        "ms",
+        False,
     )
     ed = c.get("editor", {}).get("ops", {})
     ax = axes[1][0]
@@ -98,7 +106,8 @@ def draw(res: dict[str, Any], path: str) -> str:
     ax.invert_yaxis()
     ax.legend(fontsize=8)
     ax.set_title(
-        f"editor on a {c.get('editor', {}).get('file_bytes', 0) / 1e6:.0f} MB file", fontsize=10
+        f"editor on a {c.get('editor', {}).get('file_bytes', 0) / 1e6:.0f} MB file",
+        fontsize=10,
     )
     ax.set_xlabel("ms (log)", fontsize=8)
     ss = c.get("scale", {}).get("summary", {})
@@ -120,14 +129,19 @@ def draw(res: dict[str, Any], path: str) -> str:
     ax.invert_yaxis()
     ax.legend(fontsize=7)
     ax.set_title(
-        f"{c.get('scale', {}).get('sessions')} sessions calling at once (dashed: 5 ms)", fontsize=10
+        f"{c.get('scale', {}).get('sessions')} sessions calling at once (dashed: 5 ms)",
+        fontsize=10,
     )
     ax.set_xlabel("ms (log)", fontsize=8)
     cs = c.get("cold_start", {}).get("median_phases", {})
     ax = axes[1][2]
     cn = [n for n in cs if cs[n]]
     left = [0.0] * len(cn)
-    for key, col in (("import", "#c6dbef"), ("runtime", "#6baed6"), ("first_call", "#08519c")):
+    for key, col in (
+        ("import", "#c6dbef"),
+        ("runtime", "#6baed6"),
+        ("first_call", "#08519c"),
+    ):
         vals = [(cs[n].get(key) or 0) * 1e3 for n in cn]
         ax.barh(cn, vals, left=left, label=key.replace("_", " "), color=col)
         left = [a + b for a, b in zip(left, vals)]

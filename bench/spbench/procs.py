@@ -96,7 +96,11 @@ def _table() -> dict[int, tuple[int, str, str]]:
     elif psutil:
         for p in psutil.process_iter(["ppid", "status", "create_time"]):
             info = p.info
-            out[p.pid] = (info["ppid"] or 0, str(info["status"]), str(info["create_time"]))
+            out[p.pid] = (
+                info["ppid"] or 0,
+                str(info["status"]),
+                str(info["create_time"]),
+            )
     return out
 
 

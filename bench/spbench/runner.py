@@ -14,17 +14,22 @@ import tempfile
 import time
 from typing import Any, Callable
 
-from . import bars, cases_child, cases_shell, remote
+from . import bars, cases_child, cases_sandbox, cases_shell, remote
 from .context import FULL, SMOKE, Context, peer_status
 
 CASES: list[tuple[str, str, Callable[[Context], dict[str, Any]]]] = [
-    ("persistent_true", "persistent bash `true` round trip", cases_shell.persistent_rtt),
+    (
+        "persistent_true",
+        "persistent bash `true` round trip",
+        cases_shell.persistent_rtt,
+    ),
     ("seq_output", "persistent bash `seq 1 2000000`", cases_shell.seq_output),
     ("oneshot_true", "one-shot bash `true`", cases_shell.oneshot),
     ("editor", "str_replace_editor on a large file", cases_child.editor),
     ("cold_start", "cold start", cases_child.cold_start),
     ("scale", "many live sessions at once", cases_child.scale),
     ("transport", "transport overhead per call", cases_shell.transport),
+    ("sandbox", "sandboxed against unsandboxed sessions", cases_sandbox.sandbox),
     ("remote", "many containers from one harness", remote.remote),
 ]
 
@@ -36,7 +41,14 @@ def _host() -> dict[str, Any]:
     cpu = ""
     if os.path.exists("/proc/cpuinfo"):
         with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+            cpu = next(
+                (
+                    ln.split(":", 1)[1].strip()
+                    for ln in f
+                    if ln.startswith("model name")
+                ),
+                "",
+            )
     return {
         "platform": platform.platform(),
         "machine": platform.machine(),
@@ -88,7 +100,9 @@ def _snapshot_native(workdir: str) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description="shellport benchmark against its peers")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes, a few seconds")
-    ap.add_argument("--out", help="directory for <date>.json (required unless --report-only)")
+    ap.add_argument(
+        "--out", help="directory for <date>.json (required unless --report-only)"
+    )
     ap.add_argument("--docs", help="directory for BENCHMARKS.md and benchmarks.png")
     ap.add_argument("--peers", help="peer install status written by setup_venv.py")
     ap.add_argument("--only", help="comma-separated case names (for development)")
@@ -108,7 +122,9 @@ def main(argv: list[str]) -> int:
     if not args.out:
         ap.error("--out is required")
     workdir = tempfile.mkdtemp(prefix="shellport-bench-")
-    ctx = Context(sizes=SMOKE if args.smoke else FULL, smoke=args.smoke, workdir=workdir)
+    ctx = Context(
+        sizes=SMOKE if args.smoke else FULL, smoke=args.smoke, workdir=workdir
+    )
     t0 = time.time()
     ctx.progress("checking peers")
     ctx.peers = peer_status(args.peers)
@@ -158,7 +174,9 @@ def main(argv: list[str]) -> int:
         from . import report
 
         md, png = report.write(results, args.docs, json_path=path)
-        ctx.progress(f"wrote {md}" + (f" and {png}" if png else " (no plot: matplotlib missing)"))
+        ctx.progress(
+            f"wrote {md}" + (f" and {png}" if png else " (no plot: matplotlib missing)")
+        )
     for b in results["bars"]:
         ctx.progress(f"  {b['status']:7} {b['target']}: {b['measured']}")
     ctx.progress(f"done in {results['seconds']:.0f} s")

@@ -66,19 +66,27 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
     else:
         import shellport
 
-        rt = shellport.Runtime(config={"profile": "persistent"}, transport=name.split("-", 1)[1])
+        rt = shellport.Runtime(
+            config={"profile": "persistent"}, transport=name.split("-", 1)[1]
+        )
         sessions = [rt.session(cwd=cwd) for _ in range(n)]
 
         def runner(s: Any) -> Any:
             async def run() -> None:
                 r = await s.acall("bash", {"command": "true"})
-                if r.is_error or r.meta.get("exitCode") != 0 or r.text not in ("", "[no output]"):
+                if (
+                    r.is_error
+                    or r.meta.get("exitCode") != 0
+                    or r.text not in ("", "[no output]")
+                ):
                     bad.append(repr(r.text[:80]))
 
             return run
 
         runners = [runner(s) for s in sessions]
-        await asyncio.gather(*(r() for r in runners))  # every shell is live from here on
+        await asyncio.gather(
+            *(r() for r in runners)
+        )  # every shell is live from here on
         pids = procs.children_named(me, "shellport")
         runtime_pid = max(pids) if name.endswith("process") and pids else me
     open_seconds = clock() - t

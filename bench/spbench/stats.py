@@ -57,4 +57,9 @@ def ratio(num: Sequence[float | None], den: Sequence[float | None]) -> dict[str,
     rs = [a / b for a, b in zip(num, den) if a is not None and b]
     if not rs:
         return {"median": None, "min": None, "max": None, "n": 0}
-    return {"median": statistics.median(rs), "min": min(rs), "max": max(rs), "n": len(rs)}
+    return {
+        "median": statistics.median(rs),
+        "min": min(rs),
+        "max": max(rs),
+        "n": len(rs),
+    }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/sandbox"
 	"github.com/shellport/shellport/internal/strictjson"
 	"github.com/shellport/shellport/internal/tools"
 )
@@ -34,6 +35,9 @@ type Config struct {
 	Tools map[string]tools.Config `json:"tools,omitempty"`
 	// MaxMessageBytes bounds one protocol message (default 8 MiB).
 	MaxMessageBytes int `json:"maxMessageBytes,omitempty"`
+	// Sandbox is every session's default sandbox (internal/sandbox); a
+	// session's own is merged over it. Full access when not given.
+	Sandbox sandbox.Config `json:"sandbox,omitempty"`
 	// TestTools mounts the runtime's self-test tools (_echo, _sleep,
 	// _panic, _notify). For tests of the carriers; never for models.
 	TestTools bool `json:"testTools,omitempty"`
@@ -87,6 +91,9 @@ func (c *Config) check() error {
 				return fmt.Errorf("invalid config: tools.%s.%s must not be negative, got %d", name, field, v)
 			}
 		}
+	}
+	if err := c.Sandbox.Check("invalid config: sandbox", false); err != nil {
+		return err
 	}
 	if c.MaxMessageBytes < 0 {
 		return fmt.Errorf("invalid config: maxMessageBytes must not be negative, got %d", c.MaxMessageBytes)

@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/sandbox"
 	"github.com/shellport/shellport/internal/strictjson"
 	"github.com/shellport/shellport/internal/tools"
 )
 
 // methods lists what the runtime answers, for the method-not-found message.
-var methods = []string{"initialize", "session/new", "session/close", "tools/list", "tools/call", "shutdown", "exit", rpc.CancelMethod, rpc.PingMethod}
+var methods = []string{"initialize", "session/new", "session/update", "session/close", "tools/list", "tools/call", "shutdown", "exit", rpc.CancelMethod, rpc.PingMethod}
 
 // accept routes one request. It runs in arrival order on the delivering
 // goroutine: quick methods do their work here (so a pipelined session/new
@@ -34,6 +35,8 @@ func (rt *Runtime) accept(req *rpc.Request) rpc.Answer {
 	switch req.Method {
 	case "session/new":
 		return done(rt.sessionNew(req.Params))
+	case "session/update":
+		return done(rt.sessionUpdate(req.Params))
 	case "session/close":
 		return rt.sessionClose(req.Params)
 	case "tools/list":
@@ -75,6 +78,9 @@ type initializeResult struct {
 	Profile         string     `json:"profile"`
 	Tools           []string   `json:"tools"`
 	HeartbeatMs     int64      `json:"heartbeatMs,omitempty"`
+	// Sandbox says what this machine can enforce and the runtime's
+	// default sandbox.
+	Sandbox *sandboxInfo `json:"sandbox"`
 }
 
 type serverInfo struct {
@@ -111,6 +117,7 @@ func (rt *Runtime) initialize(params json.RawMessage) (any, error) {
 		Profile:         rt.cfg.Profile,
 		Tools:           rt.reg.names(),
 		HeartbeatMs:     rt.opts.Heartbeat.Milliseconds(),
+		Sandbox:         rt.sandboxInfo(),
 	}, nil
 }
 
@@ -137,6 +144,13 @@ func (rt *Runtime) initLocked() error {
 	if err := rt.cfg.check(); err != nil {
 		return rpc.Errorf(rpc.CodeConfig, "%v", err)
 	}
+	// The default sandbox must be enforceable before anything runs under
+	// it: a runtime whose config asks for more than this machine can do
+	// refuses to start (unless the config says onUnsupported "warn").
+	def, err := sandbox.Resolve(sandbox.Request{Default: rt.cfg.Sandbox, Cwd: rt.cwd, Env: os.Environ()})
+	if err != nil {
+		return sandboxError(err)
+	}
 	dir, err := os.MkdirTemp("", "shellport-spill-")
 	if err != nil {
 		return fmt.Errorf("create spill directory: %w", err)
@@ -148,7 +162,7 @@ func (rt *Runtime) initLocked() error {
 		rt.initErr = rpc.Errorf(rpc.CodeConfig, "%v", err)
 		return rt.initErr
 	}
-	rt.reg, rt.spillDir = reg, dir
+	rt.reg, rt.spillDir, rt.defaultPolicy = reg, dir, def
 	return nil
 }
 
@@ -193,7 +207,7 @@ func (rt *Runtime) sessionNew(params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sessionNewResult{Session: s.info.ID, Cwd: s.info.Cwd}, nil
+	return sessionNewResult{Session: s.info.ID, Cwd: s.info.Cwd, Sandbox: s.info.Sandbox.Meta()}, nil
 }
 
 type sessionRef struct {
@@ -234,6 +248,10 @@ func (rt *Runtime) sessionClose(params json.RawMessage) rpc.Answer {
 		s.calls.Wait()
 		reg.closeSession(s.info.Key)
 		s.silence()
+		rt.mu.Lock()
+		pol := s.info.Sandbox // no call reads it any more
+		rt.mu.Unlock()
+		pol.Close()
 	}()
 	return async(func(ctx context.Context) (any, error) {
 		select {

@@ -18,6 +18,9 @@ const (
 type toolsListParams struct {
 	Format string `json:"format,omitempty"`
 	Strict bool   `json:"strict,omitempty"`
+	// Session, when given, words the descriptions for that session's
+	// sandbox; without it they carry the runtime default's.
+	Session string `json:"session,omitempty"`
 }
 
 type toolsListResult struct {
@@ -60,10 +63,21 @@ func (rt *Runtime) toolsList(params json.RawMessage) (any, error) {
 		return nil, rpc.Errorf(rpc.CodeInvalidParams, "tools/list: strict applies to format %q only, not %q", FormatOpenAI, p.Format)
 	}
 	rt.mu.Lock()
-	reg := rt.reg
+	reg, pol, forDefault := rt.reg, rt.defaultPolicy, true
+	if p.Session != "" {
+		s := rt.sessions[p.Session]
+		if s == nil {
+			err := rt.unknownSession("tools/list", p.Session)
+			rt.mu.Unlock()
+			return nil, err
+		}
+		pol, forDefault = s.info.Sandbox, false
+	}
 	rt.mu.Unlock()
 	out := toolsListResult{Tools: []any{}}
 	for _, m := range reg.order {
+		m := *m
+		m.description = describe(&m, pol, forDefault)
 		switch p.Format {
 		case FormatMCP:
 			out.Tools = append(out.Tools, mcpTool{m.name, m.description, m.schema})

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/sandbox"
 )
 
 // Version is the runtime's version. The Python package and the native files
@@ -77,18 +78,21 @@ type Runtime struct {
 	srv  *rpc.Server
 	cwd  string // for calls made without a session
 
-	mu          sync.Mutex
-	cfg         Config
-	reg         *registry // nil until initialized
-	initErr     error
-	spillDir    string
-	sessions    map[string]*session // open sessions by client-visible id
-	byKey       map[string]*session // open sessions by Key, for notices
-	closed      map[string]bool     // recently closed ids (see rememberClosed)
-	closedOrder []string
-	nextSession int
-	generation  int64 // numbers session Keys; never reused
-	shutdown    bool
+	mu  sync.Mutex
+	cfg Config
+	reg *registry // nil until initialized
+	// defaultPolicy is the sandbox of calls made without a session (the
+	// runtime config's, in the runtime's directory).
+	defaultPolicy *sandbox.Policy
+	initErr       error
+	spillDir      string
+	sessions      map[string]*session // open sessions by client-visible id
+	byKey         map[string]*session // open sessions by Key, for notices
+	closed        map[string]bool     // recently closed ids (see rememberClosed)
+	closedOrder   []string
+	nextSession   int
+	generation    int64 // numbers session Keys; never reused
+	shutdown      bool
 
 	calls     sync.WaitGroup // admitted tool calls not yet answered
 	nextCall  atomic.Int64
@@ -210,5 +214,13 @@ func (rt *Runtime) closeTools() error {
 	if reg == nil {
 		return nil
 	}
-	return reg.close()
+	err := reg.close()
+	for _, s := range open {
+		s.info.Sandbox.Close()
+	}
+	rt.mu.Lock()
+	def := rt.defaultPolicy
+	rt.mu.Unlock()
+	def.Close()
+	return err
 }

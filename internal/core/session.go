@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/sandbox"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -34,6 +36,8 @@ type session struct {
 	// returned. Add is called under Runtime.mu while the session is open,
 	// so once it is closed the count only falls.
 	calls sync.WaitGroup
+	// active counts the same calls, for session/update's check.
+	active atomic.Int32
 
 	// noticeMu orders notices against the end of the close: a notice is
 	// either sent before the close is answered or never.
@@ -56,11 +60,14 @@ type sessionNewParams struct {
 	ID      string            `json:"id,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	BaseEnv map[string]string `json:"baseEnv,omitempty"`
+	// Sandbox is merged over the runtime config's sandbox.
+	Sandbox *sandbox.Config `json:"sandbox,omitempty"`
 }
 
 type sessionNewResult struct {
-	Session string `json:"session"`
-	Cwd     string `json:"cwd"`
+	Session string         `json:"session"`
+	Cwd     string         `json:"cwd"`
+	Sandbox map[string]any `json:"sandbox,omitempty"`
 }
 
 func checkCwd(cwd string) error {
@@ -151,8 +158,14 @@ func (rt *Runtime) newSession(p sessionNewParams) (*session, error) {
 			base = append(base, k+"="+p.BaseEnv[k])
 		}
 	}
+	info := tools.Session{ID: id, Cwd: filepath.Clean(p.Cwd), Env: env, BaseEnv: base}
+	pol, err := rt.resolveSandbox("session/new", p.Sandbox, info.Cwd, info.Environ(os.Environ()))
+	if err != nil {
+		return nil, err
+	}
+	setSandbox(&info, pol)
 	rt.generation++
-	info := tools.Session{ID: id, Key: fmt.Sprintf("%s#%d", id, rt.generation), Cwd: filepath.Clean(p.Cwd), Env: env, BaseEnv: base}
+	info.Key = fmt.Sprintf("%s#%d", id, rt.generation)
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &session{info: info, turn: map[string]chan struct{}{}, ctx: ctx, cancel: cancel}
 	rt.sessions[id] = s

@@ -52,6 +52,7 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 		return fail(rpc.Errorf(rpc.CodeUnknownTool, "unknown tool %q (tools: %s)", p.Name, strings.Join(rt.reg.names(), ", ")))
 	}
 	call := &tools.Call{ID: p.CallID, Arguments: p.Arguments, Session: tools.Session{Cwd: rt.cwd}}
+	setSandbox(&call.Session, rt.defaultPolicy)
 	if call.ID == "" {
 		call.ID = fmt.Sprintf("call-%d", rt.nextCall.Add(1))
 	}
@@ -78,6 +79,7 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 	rt.calls.Add(1)
 	if s != nil {
 		s.calls.Add(1)
+		s.active.Add(1)
 	}
 	return async(func(ctx context.Context) (any, error) {
 		defer rt.calls.Done()
@@ -86,6 +88,7 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 			return rt.runTool(ctx, m, call), nil
 		}
 		defer s.calls.Done()
+		defer s.active.Add(-1)
 		return rt.runInSession(ctx, s, wait, m, call)
 	})
 }
@@ -159,7 +162,7 @@ func buildResult(m *mounted, call *tools.Call, res *tools.Result) *CallResult {
 	out := &CallResult{
 		Content:           []tools.TextPart{{Type: "text", Text: res.Text}},
 		IsError:           res.IsError,
-		StructuredContent: res.Structured,
+		StructuredContent: withSandboxMeta(res.Structured, call.Session.Sandbox),
 	}
 	out.Meta = map[string]any{"presentation": present(m, call, res)}
 	return out

@@ -49,13 +49,18 @@ type Change struct {
 }
 
 // Apply applies p to the file system, all of it or none. It resolves and
-// vets every path, locks the files (see fileio.Lock), reads each file it
-// changes and computes every new content; if any of that fails, nothing
-// was written. Then it checks that no file changed on disk since it was
-// read and writes: changed files are replaced atomically, new files are
-// created (with their missing directories), deleted files are moved aside
-// and removed once every write succeeded. If a write fails, the writes
-// before it are undone and the error says so.
+// vets every path, locks the names (fileio.Lock) and the existing files it
+// updates (fileio.LockFiles: the same locks the editor takes, so the two
+// tools queue for one file, through any of its names and across shellport
+// processes), reads each file it changes and computes every new content;
+// if any of that fails, nothing was written. Then it checks that no file
+// changed on disk since it was read and writes: changed files are saved
+// as the editor saves them (replaced atomically, or written in place after
+// a backup when they have several hard links, are mount points, or their
+// owner or extended attributes cannot be kept), new files are created
+// (with their missing directories), deleted files are moved aside and
+// removed once every write succeeded. If a write fails, the writes before
+// it are undone and the error says so.
 //
 // Sections apply in order, each to the result of the ones before it, so a
 // patch may update a file twice or add a file and then update it. An added
@@ -80,8 +85,16 @@ func Apply(ctx context.Context, p *Patch, opt Options) (*Result, error) {
 			}
 		}
 	}
-	unlock := fileio.Lock(keys...)
+	unlock, err := fileio.Lock(ctx, keys...)
+	if err != nil {
+		return nil, err
+	}
 	defer unlock()
+	release, err := a.lockFiles(ctx, p.Files, targets)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res := &Result{Files: make([]Change, len(p.Files))}
 	for i, f := range p.Files {
 		var err error
@@ -128,6 +141,39 @@ type applier struct {
 	op     bool // the patch is one Responses API operation
 	states map[string]*state
 	order  []*state
+	locked map[string]*fileio.Locked // the existing files updates read, by key
+}
+
+// lockFiles locks, all at once and in one order, the existing regular
+// files the update sections name (see fileio.LockFiles), so that two
+// patches naming hard-linked files crosswise cannot deadlock. A path that
+// is not a regular file now is left to the section, which says what it is.
+func (a *applier) lockFiles(ctx context.Context, files []File, targets []target) (func(), error) {
+	var reals, names []string
+	seen := map[string]bool{}
+	for i, f := range files {
+		real := targets[i].realKey
+		if f.Op != Update || real == "" || seen[real] {
+			continue
+		}
+		if fi, err := os.Lstat(real); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		seen[real] = true
+		reals, names = append(reals, real), append(names, f.Path)
+	}
+	a.locked = map[string]*fileio.Locked{}
+	if len(reals) == 0 {
+		return func() {}, nil
+	}
+	locked, release, err := fileio.LockFiles(ctx, reals, names)
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range locked {
+		a.locked[reals[i]] = l
+	}
+	return release, nil
 }
 
 // say picks a message's wording: for an envelope section, or for a
@@ -265,7 +311,14 @@ func (a *applier) update(f File, t target, ch Change) (Change, error) {
 		return ch, a.missing(st, f.Path, "nothing was changed")
 	}
 	if !st.loaded && !st.dirty {
-		fi, data, err := fileio.ReadText(f.Path, st.key)
+		var fi fs.FileInfo
+		var data []byte
+		if lf := a.locked[st.key]; lf != nil {
+			fi = lf.Info()
+			data, err = lf.ReadText(f.Path)
+		} else {
+			fi, data, err = fileio.ReadText(f.Path, st.key)
+		}
 		if err != nil {
 			return ch, err
 		}

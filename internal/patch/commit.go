@@ -34,10 +34,15 @@ func (a *applier) commit() error {
 		testOnlyAfterPlan()
 	}
 	for _, st := range a.order {
-		if st.origExists && st.dirty {
-			if err := fileio.Unchanged(st.name, st.key, st.origInfo); err != nil {
-				return err
+		if !st.origExists || !st.dirty {
+			continue
+		}
+		if lf := a.locked[st.key]; lf != nil && st.loaded {
+			if err := lf.Unchanged(st.origData); err != nil {
+				return fileio.ChangedError(st.name)
 			}
+		} else if err := fileio.Unchanged(st.name, st.key, st.origInfo); err != nil {
+			return err
 		}
 	}
 	var done []step
@@ -88,6 +93,12 @@ func (a *applier) write(st *state) (*step, error) {
 			if st.like == st.origInfo && bytes.Equal(st.data, st.origData) {
 				return nil, nil
 			}
+			if lf := a.locked[st.key]; lf != nil && st.like == lf.Info() {
+				if _, err := lf.Save(st.origData, fileio.Whole(st.origData, st.data)); err != nil {
+					return nil, writeErr("write", st, err)
+				}
+				return &step{st: st, undo: func() error { return lf.Undo(st.data, st.origData) }}, nil
+			}
 			if err := fileio.Replace(st.key, st.like, st.data); err != nil {
 				return nil, writeErr("write", st, err)
 			}
@@ -137,6 +148,9 @@ func (a *applier) write(st *state) (*step, error) {
 }
 
 func writeErr(op string, st *state, err error) error {
+	if errors.Is(err, fileio.ErrChanged) {
+		return fileio.ChangedError(st.name)
+	}
 	return fmt.Errorf("cannot %s %s: %s", op, st.name, fileio.Reason(err))
 }
 

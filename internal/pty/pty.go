@@ -84,6 +84,10 @@ type Options struct {
 	// program then runs under a supervisor (Linux) or is started through
 	// the exec shim (macOS) instead of directly.
 	SpawnHelper string
+	// Restrict is the sandbox the program runs in: applied by its
+	// supervisor just before exec (Linux, which needs SpawnHelper), or the
+	// wrapper command the program (or the exec shim) runs under (macOS).
+	Restrict spawnhelper.Restrictions
 }
 
 // ExitStatus is how a program ended.

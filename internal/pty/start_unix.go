@@ -40,12 +40,13 @@ func start(ctx context.Context, opts Options) (_ *Process, err error) {
 
 	if opts.SpawnHelper != "" && supervised {
 		sup, err := spawnhelper.Start(ctx, spawnhelper.Spec{
-			Helper: opts.SpawnHelper,
-			Path:   path,
-			Args:   append([]string{opts.Path}, opts.Args...),
-			Dir:    opts.Dir,
-			Env:    opts.Env,
-			TTY:    tty,
+			Helper:   opts.SpawnHelper,
+			Path:     path,
+			Args:     append([]string{opts.Path}, opts.Args...),
+			Dir:      opts.Dir,
+			Env:      opts.Env,
+			TTY:      tty,
+			Restrict: opts.Restrict,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("pty: start %q: %w", opts.Path, err)
@@ -72,6 +73,15 @@ func start(ctx context.Context, opts Options) (_ *Process, err error) {
 		attr.Sys.Setctty = true
 		attr.Sys.Ctty = 0 // the child's fd 0, which is tty
 		setParentDeath(attr.Sys)
+	}
+	if r := opts.Restrict; r.Landlock != nil || r.Seccomp != nil {
+		return nil, fmt.Errorf("pty: start %q: a sandbox of descriptors is applied by the spawn helper's supervisor, and none is in use", opts.Path)
+	}
+	if w := opts.Restrict.Wrapper; len(w) > 0 {
+		// The sandbox wrapper (sandbox-exec) enters the profile, then
+		// execs the shim or the program in the same process.
+		argv = append(append([]string{}, w...), append([]string{prog}, argv[1:]...)...)
+		prog = w[0]
 	}
 
 	proc, err := spawn(ctx, prog, argv, attr)

@@ -28,6 +28,10 @@ const (
 	CodeMessageTooLarge = -32004
 	// CodeConfig: the runtime config is invalid, or initialize came twice.
 	CodeConfig = -32005
+	// CodeSandbox: a session's sandbox cannot be applied: this machine
+	// cannot enforce it, or (session/update) the session has processes
+	// running under its current one.
+	CodeSandbox = -32006
 
 	// CodeRequestCancelled is the LSP/ACP code for a cancelled request.
 	CodeRequestCancelled = -32800

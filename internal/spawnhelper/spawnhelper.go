@@ -84,3 +84,25 @@ func BesideExecutable() string {
 // terminal exec shim: posix_spawn there can create a session but not
 // attach its controlling terminal).
 func shipped() bool { return runtime.GOOS == "linux" || runtime.GOOS == "darwin" }
+
+// Restrictions are what a session's sandbox (internal/sandbox) applies to
+// a program: on Linux a Landlock ruleset and a seccomp BPF program, given
+// to the helper as descriptors and applied in the program's own process
+// just before exec (--landlock-ruleset, --seccomp-filter); on macOS an
+// argv prefix (sandbox-exec with a Seatbelt profile) the program runs
+// under. The zero value restricts nothing. The spawner closes its copies
+// once the program has started (Close).
+type Restrictions struct {
+	Landlock *os.File
+	Seccomp  *os.File
+	Wrapper  []string
+}
+
+// Close closes the descriptors; the started program holds its own copies.
+func (r Restrictions) Close() {
+	for _, f := range []*os.File{r.Landlock, r.Seccomp} {
+		if f != nil {
+			_ = f.Close() // Best effort: nothing was written to them.
+		}
+	}
+}

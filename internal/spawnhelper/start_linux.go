@@ -38,6 +38,11 @@ type Spec struct {
 	TTY *os.File
 	// FD3 is given to the program as its fd 3. Nothing else above 2 is.
 	FD3 *os.File
+	// Restrict is applied in the program's process just before exec: a
+	// Landlock ruleset and a seccomp program (the sandbox). A restriction
+	// the kernel refuses fails the start; the program never runs without
+	// it. Wrapper is macOS's and is refused here.
+	Restrict Restrictions
 }
 
 // Process is a program running under its supervisor.
@@ -84,6 +89,9 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 	if len(s.Args) == 0 {
 		s.Args = []string{s.Path}
 	}
+	if len(s.Restrict.Wrapper) > 0 {
+		return nil, fmt.Errorf("spawn helper: a wrapper command (%s) is not how this platform's sandbox is applied", s.Restrict.Wrapper[0])
+	}
 	life, err := lifeReadEnd()
 	if err != nil {
 		return nil, err
@@ -114,6 +122,14 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 	if s.FD3 != nil {
 		argv = append(argv, "--fd3", strconv.Itoa(len(files)))
 		files = append(files, s.FD3)
+	}
+	if s.Restrict.Landlock != nil {
+		argv = append(argv, "--landlock-ruleset", strconv.Itoa(len(files)))
+		files = append(files, s.Restrict.Landlock)
+	}
+	if s.Restrict.Seccomp != nil {
+		argv = append(argv, "--seccomp-filter", strconv.Itoa(len(files)))
+		files = append(files, s.Restrict.Seccomp)
 	}
 	dir := s.Dir
 	argv = append(append(argv, "--", dir, s.Path), s.Args[1:]...)
@@ -209,7 +225,8 @@ func (p *Process) KillAll() error {
 // command that ran kill -9 on its parent): Lost then reports true, and
 // Wait has killed what it could still find, the processes of the
 // program's session. Processes that had left that session are out of
-// reach until the sandbox can forbid signalling the supervisor.
+// reach; in a sandboxed session (Landlock's signal scope, ABI 6 and later)
+// a command cannot signal its supervisor at all.
 func (p *Process) Wait() (*os.ProcessState, error) {
 	p.waitOnce.Do(func() {
 		p.state, p.err = p.helper.Wait()

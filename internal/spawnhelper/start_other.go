@@ -19,6 +19,7 @@ type Spec struct {
 	Stdin, Stdout, Stderr *os.File
 	TTY                   *os.File
 	FD3                   *os.File
+	Restrict              Restrictions
 }
 
 // Process is a supervised program; there are none on this platform.

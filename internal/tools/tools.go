@@ -12,6 +12,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/shellport/shellport/internal/sandbox"
 )
 
 // Tool is one callable tool. Implementations must be safe for concurrent use:
@@ -93,6 +95,12 @@ type Session struct {
 	// refuses the operation and its text reaches the model. The session's
 	// sandbox sets it; nil allows every path. (A fileio.Policy.)
 	PathPolicy func(path string, write bool) error
+	// Sandbox is the session's sandbox, resolved when the session was
+	// made (or its sandbox last changed): tools that start processes apply
+	// its Restrictions to each one, and the file tools run their file
+	// operations through its Run. Nil is full access with nothing
+	// configured.
+	Sandbox *sandbox.Policy
 }
 
 // Base returns the environment the session's processes start from: BaseEnv
@@ -230,4 +238,14 @@ func StatusOf(res *Result) string {
 // that pipelines three calls sees them run first to last.
 type Serial interface {
 	SerialPerSession()
+}
+
+// Runner is implemented by tools that keep processes per session (a
+// persistent shell, background tasks). Running says what the session with
+// sessionKey has running now ("a persistent shell", "2 background
+// tasks"), or "" when nothing: the runtime refuses to change a session's
+// sandbox while anything of it runs, since a running process keeps the
+// sandbox it started with.
+type Runner interface {
+	Running(sessionKey string) string
 }

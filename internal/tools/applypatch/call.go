@@ -37,7 +37,15 @@ func (t *tool) call(ctx context.Context, call *tools.Call) (*tools.Result, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res, err := patch.Apply(ctx, p, patch.Options{Cwd: call.Session.Cwd, Policy: call.Session.PathPolicy})
+	// Under a sandbox the whole patch (reads, checks, writes and undo) runs
+	// on a thread the kernel confines to the session's policy; the policy
+	// check first gives a clear message naming the path and the mode.
+	var res *patch.Result
+	if rerr := call.Session.Sandbox.Run(func() {
+		res, err = patch.Apply(ctx, p, patch.Options{Cwd: call.Session.Cwd, Policy: call.Session.PathPolicy})
+	}); rerr != nil {
+		return failed(rerr), nil
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err

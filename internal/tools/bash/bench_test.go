@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/sandbox"
 	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
@@ -103,4 +104,47 @@ func BenchmarkSupervisedVsDirect(b *testing.B) {
 	}
 	b.ReportMetric(median(direct), "direct-p50-us")
 	b.ReportMetric(median(supervised), "supervised-p50-us")
+}
+
+// BenchmarkSandboxedVsPlain is issue 12's spawn cost: a one-shot `true`
+// through the tool in a session without a sandbox and in one under
+// workspace-write with network off (a Landlock ruleset and a seccomp
+// program built for the spawn, applied by the supervisor), alternated per
+// iteration, with both medians and their difference.
+func BenchmarkSandboxedVsPlain(b *testing.B) {
+	if s := sandbox.Probe(); s.Backend != sandbox.BackendLandlock || !s.Seccomp {
+		b.Skipf("no Landlock and seccomp here: %s", s.Reason)
+	}
+	cwd := b.TempDir()
+	pol, err := sandbox.Resolve(sandbox.Request{Session: &sandbox.Config{Mode: sandbox.ModeWorkspaceWrite}, Cwd: cwd})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, tools.Config{SpawnHelper: testkit.SpawnHelper(b)})
+	defer ts[0].(tools.Closer).Close()
+	args := json.RawMessage(`{"command":"true","description":"Do nothing"}`)
+	plain := &tools.Call{ID: "p", Session: tools.Session{ID: "p", Key: "p", Cwd: cwd}, Arguments: args}
+	boxed := &tools.Call{ID: "s", Session: tools.Session{ID: "s", Key: "s", Cwd: cwd, Sandbox: pol, PathPolicy: pol.PathPolicy()}, Arguments: args}
+	run := func(c *tools.Call) time.Duration {
+		t0 := time.Now()
+		res, err := ts[0].Call(b.Context(), c)
+		if err != nil || res.Text != "[no output]" {
+			b.Fatalf("%v %v", res, err)
+		}
+		return time.Since(t0)
+	}
+	run(plain)
+	run(boxed)
+	var p, s []time.Duration
+	for b.Loop() {
+		p, s = append(p, run(plain)), append(s, run(boxed))
+	}
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds())
+	}
+	mp, ms := median(p), median(s)
+	b.ReportMetric(mp, "plain-p50-us")
+	b.ReportMetric(ms, "sandboxed-p50-us")
+	b.ReportMetric(ms-mp, "extra-p50-us")
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shellport/shellport/internal/sandbox"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -62,7 +63,7 @@ func (e *executor) shell() (string, error) {
 // stderr on the given files, and tracks it as live until forget. A command
 // too long for one argument (the kernel's limit is 128 KiB) reaches bash
 // through a descriptor instead (see script.go).
-func (e *executor) start(command, dir string, env []string, stdout, stderr *os.File, owner string) (*group, error) {
+func (e *executor) start(command, dir string, env []string, stdout, stderr *os.File, owner string, sb *sandbox.Policy) (*group, error) {
 	path, err := e.shell()
 	if err != nil {
 		return nil, err
@@ -74,11 +75,11 @@ func (e *executor) start(command, dir string, env []string, stdout, stderr *os.F
 		return nil, ErrClosed
 	}
 	viaFD := len(command) >= maxArgBytes
-	proc, pid, err := e.startShell(path, command, viaFD, dir, env, stdout, stderr)
+	proc, pid, err := e.startShell(path, command, viaFD, dir, env, stdout, stderr, sb)
 	if err != nil && !viaFD && errors.Is(err, syscall.E2BIG) {
 		// The command fits the limit of one argument but not, with this
 		// environment, the limit of all of them together.
-		proc, pid, err = e.startShell(path, command, true, dir, env, stdout, stderr)
+		proc, pid, err = e.startShell(path, command, true, dir, env, stdout, stderr, sb)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", path, err)
@@ -97,14 +98,20 @@ func (e *executor) start(command, dir string, env []string, stdout, stderr *os.F
 
 // startShell starts bash with the command as its -c argument, or with a
 // trampoline that reads it from fd 3.
-func (e *executor) startShell(path, command string, viaFD bool, dir string, env []string, stdout, stderr *os.File) (launched, int, error) {
+func (e *executor) startShell(path, command string, viaFD bool, dir string, env []string, stdout, stderr *os.File, sb *sandbox.Policy) (launched, int, error) {
+	restrict, err := sb.Restrictions()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer restrict.Close() // the shell holds its own copies
 	spec := launchSpec{
-		path:   path,
-		argv:   []string{filepath.Base(path), "-c", command},
-		dir:    dir,
-		env:    env,
-		stdout: stdout,
-		stderr: stderr,
+		restrict: restrict,
+		path:     path,
+		argv:     []string{filepath.Base(path), "-c", command},
+		dir:      dir,
+		env:      env,
+		stdout:   stdout,
+		stderr:   stderr,
 	}
 	if viaFD {
 		f, err := scriptFile(command, e.set.spillDir)
@@ -152,6 +159,26 @@ func (e *executor) closeSession(sessionKey string) {
 	for _, t := range owned {
 		t.release()
 	}
+}
+
+// busy says how many commands of the session are live (foreground
+// ones and background tasks alike), for tools.Runner.
+func (e *executor) busy(sessionKey string) string {
+	e.mu.Lock()
+	n := 0
+	for g := range e.live {
+		if g.owner == sessionKey {
+			n++
+		}
+	}
+	e.mu.Unlock()
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "a command (or background task) still running"
+	}
+	return fmt.Sprintf("%d commands (or background tasks) still running", n)
 }
 
 // close stops every live group and refuses new ones.

@@ -1,6 +1,10 @@
 package bash
 
-import "os"
+import (
+	"os"
+
+	"github.com/shellport/shellport/internal/spawnhelper"
+)
 
 // launchSpec is one shell to start.
 type launchSpec struct {
@@ -10,6 +14,9 @@ type launchSpec struct {
 	env            []string
 	stdout, stderr *os.File
 	fd3            *os.File // the command text, for a trampoline; or nil
+	// restrict is the session's sandbox for this shell: applied by the
+	// supervisor (Linux) or as a wrapper command (macOS).
+	restrict spawnhelper.Restrictions
 }
 
 // launched is a started shell.

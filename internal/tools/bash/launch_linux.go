@@ -22,14 +22,15 @@ func (e *executor) launch(s launchSpec) (launched, int, error) {
 		return nil, 0, errNoHelper
 	}
 	p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{
-		Helper: e.set.spawnHelper,
-		Path:   s.path,
-		Args:   s.argv,
-		Dir:    s.dir,
-		Env:    s.env,
-		Stdout: s.stdout,
-		Stderr: s.stderr,
-		FD3:    s.fd3,
+		Helper:   e.set.spawnHelper,
+		Path:     s.path,
+		Args:     s.argv,
+		Dir:      s.dir,
+		Env:      s.env,
+		Stdout:   s.stdout,
+		Stderr:   s.stderr,
+		FD3:      s.fd3,
+		Restrict: s.restrict,
 	})
 	if err != nil {
 		return nil, 0, err

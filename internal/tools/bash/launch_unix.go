@@ -22,7 +22,13 @@ func (e *executor) launch(s launchSpec) (launched, int, error) {
 	if s.fd3 != nil {
 		files = append(files, s.fd3)
 	}
-	p, err := os.StartProcess(s.path, s.argv, &os.ProcAttr{
+	path, argv := s.path, s.argv
+	if w := s.restrict.Wrapper; len(w) > 0 {
+		// The sandbox wrapper (sandbox-exec) runs the shell under the
+		// session's profile.
+		path, argv = w[0], append(append(append([]string{}, w...), s.path), s.argv[1:]...)
+	}
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Dir:   s.dir,
 		Env:   s.env,
 		Files: files,

@@ -27,7 +27,7 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 		closeFiles(outR, outW)
 		return nil, fmt.Errorf("bash: create stderr pipe: %w", err)
 	}
-	g, err := e.start(command, dir, call.Session.Environ(os.Environ()), outW, errW, call.Session.Key)
+	g, err := e.start(command, dir, call.Session.Environ(os.Environ()), outW, errW, call.Session.Key, call.Session.Sandbox)
 	closeFiles(outW, errW) // the child holds its own copies
 	if err != nil {
 		closeFiles(outR, errR)

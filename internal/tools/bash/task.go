@@ -57,7 +57,7 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 		e.taskDone()
 		return nil, fmt.Errorf("bash: create output pipe: %w", err)
 	}
-	g, err := e.start(command, dir, call.Session.Environ(os.Environ()), w, w, call.Session.Key)
+	g, err := e.start(command, dir, call.Session.Environ(os.Environ()), w, w, call.Session.Key, call.Session.Sandbox)
 	_ = w.Close() // best effort: the child holds its own copy
 	if err != nil {
 		_ = r.Close() // best effort

@@ -32,6 +32,7 @@ func (t *bashTool) Name() string                 { return NameBash }
 func (t *bashTool) Description() string          { return t.e.set.description }
 func (t *bashTool) InputSchema() json.RawMessage { return bashSchema(t.e.set) }
 func (t *bashTool) CloseSession(id string)       { t.e.closeSession(id) }
+func (t *bashTool) Running(id string) string     { return t.e.busy(id) }
 func (t *bashTool) Close() error                 { return t.e.close() }
 
 func (t *outputTool) Name() string                 { return NameOutput }

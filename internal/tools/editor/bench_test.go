@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/shellport/shellport/internal/tools/fileio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,7 +102,7 @@ func BenchmarkEditCPU35MB(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if nul, bad := checkText(data); nul || bad >= 0 {
+		if fileio.CheckText(p, data) != nil {
 			b.Fatal("not text")
 		}
 		c, err := planReplace(data, "marker_alpha = 1", "marker_beta = 2", p)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/fileio"
 )
 
 // commands lists the commands with the optional arguments each one takes.
@@ -33,19 +35,11 @@ func (t *tool) call(ctx context.Context, call *tools.Call) (*tools.Result, error
 		return tools.Errorf("%s", err), nil
 	}
 	var res *tools.Result
-	switch p.Command {
-	case "view":
-		res, err = t.view(ctx, path, p.ViewRange)
-	case "create":
-		res, err = t.create(ctx, path, *p.FileText)
-	case "str_replace":
-		newStr := ""
-		if p.NewStr != nil {
-			newStr = *p.NewStr
-		}
-		res, err = t.strReplace(ctx, path, *p.OldStr, newStr)
-	case "insert":
-		res, err = t.insert(ctx, path, *p.InsertLine, *p.NewStr)
+	// Under a sandbox the file work runs on a thread the kernel confines
+	// to the session's policy (see sandbox.Policy.Run); the path check
+	// first gives a clear message naming the path and the mode.
+	if rerr := call.Session.Sandbox.Run(func() { res, err = t.dispatch(ctx, call.Session, &p, path) }); rerr != nil {
+		return tools.Errorf("%s: %v", p.Command, rerr), nil
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -54,6 +48,48 @@ func (t *tool) call(ctx context.Context, call *tools.Call) (*tools.Result, error
 		return tools.Errorf("%s", err), nil
 	}
 	return res, nil
+}
+
+// dispatch runs one checked command on path.
+func (t *tool) dispatch(ctx context.Context, sess tools.Session, p *params, path string) (*tools.Result, error) {
+	if p.Command != "view" {
+		if err := vet(sess.PathPolicy, path, p.Command); err != nil {
+			return nil, err
+		}
+	}
+	switch p.Command {
+	case "view":
+		return t.view(ctx, path, p.ViewRange)
+	case "create":
+		return t.create(ctx, path, *p.FileText)
+	case "str_replace":
+		newStr := ""
+		if p.NewStr != nil {
+			newStr = *p.NewStr
+		}
+		return t.strReplace(ctx, path, *p.OldStr, newStr)
+	}
+	return t.insert(ctx, path, *p.InsertLine, *p.NewStr)
+}
+
+// vet asks the session's path policy (its sandbox) whether path may be
+// changed, as named and where it really leads: for create the place the
+// new file would land, for an edit the file a symbolic link points to.
+func vet(policy func(string, bool) error, path, command string) error {
+	if policy == nil {
+		return nil
+	}
+	if err := policy(path, true); err != nil {
+		return err
+	}
+	real, err := fileio.Resolve(path)
+	if command != "create" {
+		real, err = filepath.EvalSymlinks(path)
+	}
+	if err != nil || real == path {
+		return nil // a path that does not resolve fails in the command, with its own message
+	}
+	return policy(real, true)
 }
 
 // checkArgs checks what can be checked before touching the file system, so

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/fileio"
 )
 
 // create writes a new file with exactly fileText, making missing parent
@@ -27,8 +28,8 @@ func (t *tool) create(ctx context.Context, path, fileText string) (*tools.Result
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := createNew(path, []byte(fileText)); err != nil {
-		if errors.Is(err, fs.ErrExist) {
+	if err := fileio.CreateNew(path, []byte(fileText), nil); err != nil {
+		if errors.Is(err, fileio.ErrExists) {
 			if fi, lerr := os.Lstat(path); lerr == nil {
 				return nil, existsErr(path, fi)
 			}
@@ -54,7 +55,7 @@ func existsErr(path string, fi fs.FileInfo) error {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		kind = "a symbolic link"
 	case !fi.Mode().IsRegular():
-		kind = fileKind(fi.Mode())
+		kind = fileio.FileKind(fi.Mode())
 	}
 	return fmt.Errorf("%s %w (%s); create never overwrites. Use str_replace or insert to change a file, or remove it with bash first", path, errExists, kind)
 }
@@ -62,28 +63,9 @@ func existsErr(path string, fi fs.FileInfo) error {
 // mkdirs creates dir and its missing parents and returns the topmost one it
 // made, or "" when dir existed.
 func mkdirs(dir string) (string, error) {
-	top := ""
-	for d := dir; ; d = filepath.Dir(d) {
-		fi, err := os.Stat(d)
-		if err == nil {
-			if !fi.IsDir() {
-				return "", fmt.Errorf("cannot create a file under %s: it is not a directory", d)
-			}
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", pathErr("create directory", d, err)
-		}
-		top = d
-		if d == filepath.Dir(d) {
-			break
-		}
+	made, err := fileio.MkdirAll(dir)
+	if err != nil || len(made) == 0 {
+		return "", err
 	}
-	if top == "" {
-		return "", nil
-	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return "", pathErr("create directory", dir, err)
-	}
-	return top, nil
+	return made[0], nil
 }

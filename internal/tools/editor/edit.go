@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/fileio"
 )
 
 // snippetContext is the number of unchanged lines shown on each side of an
@@ -41,27 +42,33 @@ func (t *tool) insert(ctx context.Context, path string, after int, text string) 
 	})
 }
 
+// testOnlyBeforeSave, when set by a test, runs after an edit has been
+// planned, just before it is saved (and so before the save's last check
+// that the file is still the one read).
+var testOnlyBeforeSave func(real string)
+
 // modify runs one edit under the file's lock: load and check the file, plan
-// the change, then save head, new text and tail (see save), straight from
-// the read buffer, so a large file is never copied in memory. The lock
-// keeps every other edit of the same file in this process (any session,
-// tool or runtime) and in any other shellport process waiting until this
-// one is on disk; a program that takes no lock and changes the file
-// meanwhile makes the edit fail instead of being overwritten.
+// the change, then save head, new text and tail (see fileio.Locked.Save),
+// straight from the read buffer, so a large file is never copied in
+// memory. The lock keeps every other edit or patch of the same file in
+// this process (any session, tool or runtime) and in any other shellport
+// process waiting until this one is on disk; a program that takes no lock
+// and changes the file meanwhile makes the edit fail instead of being
+// overwritten.
 func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (change, error), summary func(change, []byte) string) (*tools.Result, error) {
 	real, err := resolve(path)
 	if err != nil {
 		return nil, err
 	}
-	lf, err := openLocked(ctx, real)
+	lf, release, err := fileio.OpenLocked(ctx, real, real)
 	if err != nil {
 		if errors.Is(err, errIsDir) {
 			return nil, fmt.Errorf("%s is a directory; only view works on directories", path)
 		}
 		return nil, err
 	}
-	defer lf.close()
-	data, err := loadForEdit(path, real, lf)
+	defer release()
+	data, err := lf.ReadText(path)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +79,16 @@ func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (chang
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	how, err := save(lf, real, data, c)
+	if testOnlyBeforeSave != nil {
+		testOnlyBeforeSave(real)
+	}
+	how, err := lf.Save(data, fileio.Change{Start: c.start, End: c.end, Text: c.text})
 	if err != nil {
 		name := path
 		if real != path {
 			name = fmt.Sprintf("%s (reached through %s)", real, path)
 		}
-		if errors.Is(err, errChanged) {
+		if errors.Is(err, fileio.ErrChanged) {
 			return nil, fmt.Errorf("%s changed on disk after this edit read it (%v); the edit was not made, so that change is kept. View the file again and redo the edit", name, err)
 		}
 		return nil, fmt.Errorf("cannot write %s: %s; the file was left unchanged", name, osReason(err))
@@ -88,8 +98,8 @@ func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (chang
 	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {
 		note = fmt.Sprintf("\n[%s is a symbolic link; the edit went to %s and the link was kept]", path, real)
 	}
-	if how.inPlace {
-		note += "\n[written in place, since " + how.why + "]"
+	if how.InPlace {
+		note += "\n[written in place, since " + how.Why + "]"
 	}
 	snip, last := t.snippet(data, c, t.maxOut-noteReserve-utf8.RuneCountInString(head)-utf8.RuneCountInString(note))
 	var b strings.Builder
@@ -98,7 +108,7 @@ func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (chang
 	b.WriteString(note)
 	return &tools.Result{
 		Text:       b.String(),
-		Structured: map[string]any{"path": path, "line": c.firstLine, "lastLine": last, "inPlace": how.inPlace},
+		Structured: map[string]any{"path": path, "line": c.firstLine, "lastLine": last, "inPlace": how.InPlace},
 	}, nil
 }
 

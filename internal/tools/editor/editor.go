@@ -15,11 +15,12 @@
 // attributes, is synced and renamed over the original. A file with several
 // hard links, a mount point (a bind-mounted file) and a file whose owner or
 // attributes a new file cannot be given are written in place instead,
-// after a synced backup copy (see save). A symlink is followed and stays a
-// link. Binary files and files that are not valid UTF-8 are never
-// modified.
+// after a synced backup copy (see fileio.Locked.Save). A symlink is
+// followed and stays a link. Binary files and files that are not valid
+// UTF-8 are never modified.
 //
-// Edits of one file are serialised across the whole process (every tool
+// The file access is fileio's, shared with apply_patch: edits and patches
+// of one file are serialised across the whole process (every tool
 // instance, session and runtime, and every name of the file) and, through
 // an advisory lock on the file, with other shellport processes. Just before
 // writing, an edit checks that the file is still exactly what it read; if
@@ -77,7 +78,7 @@ type params struct {
 }
 
 // tool implements [tools.Tool]. It keeps no state of its own: edits of one
-// file are serialised process-wide (see openLocked), whichever tool,
+// file are serialised process-wide (see fileio.OpenLocked), whichever tool,
 // session or runtime makes them.
 type tool struct {
 	maxOut      int

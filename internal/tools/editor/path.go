@@ -4,35 +4,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-)
 
-// Limits on a path argument. They match common OS limits (PATH_MAX and
-// NAME_MAX on Linux) so an over-long path gets a clear message instead of
-// an ENAMETOOLONG from deep inside a write.
-const (
-	maxPathBytes = 4096
-	maxNameBytes = 255
+	"github.com/shellport/shellport/internal/tools/fileio"
 )
 
 // checkPath validates the path argument and returns it cleaned. A relative
 // path is refused with a hint built from the session's working directory.
 func checkPath(path, cwd, command string) (string, error) {
-	switch {
-	case path == "":
+	if path == "" {
 		return "", fmt.Errorf("path is required: give the absolute path of a file or directory")
-	case strings.IndexByte(path, 0) >= 0:
-		return "", fmt.Errorf("path contains a NUL byte")
-	case len(path) > maxPathBytes:
-		return "", fmt.Errorf("path is too long (%d bytes; the limit is %d)", len(path), maxPathBytes)
 	}
-	for _, name := range strings.Split(path, string(filepath.Separator)) {
-		if len(name) > maxNameBytes {
-			return "", fmt.Errorf("path component %s is too long (%d bytes; the limit is %d)", quoteCut(name, 60), len(name), maxNameBytes)
-		}
-	}
-	if strings.HasPrefix(path, "~") {
-		return "", fmt.Errorf("path %q starts with ~, which is not expanded here; give the full absolute path", path)
+	if err := fileio.CheckPath(path); err != nil {
+		return "", err
 	}
 	if !filepath.IsAbs(path) {
 		return "", fmt.Errorf("path %q is not absolute; paths must start with /%s", path, relativeHint(path, cwd, command))
@@ -57,15 +40,4 @@ func relativeHint(path, cwd, command string) string {
 
 // quoteCut quotes s, cut to at most n bytes (on a rune boundary) with a note
 // of what was left out, so an echoed argument never floods the output.
-func quoteCut(s string, n int) string {
-	if len(s) <= n {
-		return fmt.Sprintf("%q", s)
-	}
-	cut := n
-	for cut > 0 && !runeStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q… (%d more bytes)", s[:cut], len(s)-cut)
-}
-
-func runeStart(b byte) bool { return b&0xC0 != 0x80 }
+func quoteCut(s string, n int) string { return fileio.QuoteCut(s, n) }

@@ -2,6 +2,7 @@ package editor
 
 import (
 	"fmt"
+	"github.com/shellport/shellport/internal/tools/fileio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,7 +220,7 @@ func TestStrReplaceConcurrent(t *testing.T) {
 func TestStrReplaceTooLarge(t *testing.T) {
 	t.Parallel()
 	p := writeFile(t, "sparse.txt", "")
-	if err := os.Truncate(p, maxEditBytes+1); err != nil {
+	if err := os.Truncate(p, fileio.MaxTextBytes+1); err != nil {
 		t.Skipf("cannot make a sparse file: %v", err)
 	}
 	contains(t, fails(t, newTool(t, 0), replaceArgs(p, "a", "b")), "too large to edit", "sed")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/fileio"
 )
 
 // noteReserve is the part of the output budget kept for the closing notes,
@@ -22,7 +23,7 @@ func (t *tool) view(ctx context.Context, path string, rng []int) (*tools.Result,
 	if fi.IsDir() {
 		return t.viewDir(ctx, path, rng)
 	}
-	f, _, err := openRegular(path)
+	f, _, err := fileio.OpenRegular(path, path)
 	if err != nil {
 		return nil, err
 	}

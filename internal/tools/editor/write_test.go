@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"github.com/shellport/shellport/internal/tools/fileio"
 	"os"
 	"path/filepath"
 	"testing"
@@ -79,7 +80,7 @@ func TestEditThroughSymlink(t *testing.T) {
 func TestEditLongFileName(t *testing.T) {
 	t.Parallel()
 	name := ""
-	for len(name) < maxNameBytes-4 {
+	for len(name) < fileio.MaxNameBytes-4 {
 		name += "n"
 	}
 	p := writeFile(t, name+".txt", "old\n")

@@ -1,18 +1,30 @@
-// Package fileio is the file access the editing tools share: the rules a
-// path argument must follow, reading a file that is about to be changed
-// (regular, text, valid UTF-8, bounded), atomic writes that keep mode and
-// owner, moving a file aside so a change can be undone, and a lock per file
-// that every tool in the process takes before it changes that file.
+// Package fileio is the file access the editing tools (str_replace_editor
+// and apply_patch) share: the rules a path argument must follow, reading a
+// file that is about to be changed (regular, text, valid UTF-8, bounded),
+// the locks that serialise changes of one file, the writes that keep what
+// a file is, and the Policy a session's sandbox vets paths with.
+//
+// Locks: Lock takes the locks of names (symlink-resolved paths), LockFiles
+// and OpenLocked those of the files behind them, by device and inode, plus
+// an advisory lock (flock) on each file that other shellport processes
+// take too. Every tool in the process takes the same locks, so an edit and
+// a patch of one file, through any of its names, from any session or
+// runtime, take turns.
+//
+// Writes: Locked.Save replaces a file atomically (a temporary file beside
+// it, hidden and named ".NAME.shellport-XXXX.tmp", gets the content, the
+// owner, the mode bits and the extended attributes, is synced and renamed
+// over it), or writes it in place after a synced backup when a new file
+// could not take its place: several hard links, a mount point, an owner
+// or attributes a new file cannot be given. Just before writing it checks
+// that the file is still exactly what was read, and refuses (ErrChanged)
+// if another program changed it. CreateNew, MoveAside and Restore create,
+// set aside and bring back files for changes that must be undoable.
 //
 // Nothing here knows about tools or models, but the error texts are written
 // to be shown to a model as they are: lowercase, naming the path and what
 // to do. Errors wrap the sentinels below, so callers test them with
 // errors.Is.
-//
-// Every write goes to a temporary file beside its target (hidden, named
-// ".NAME.shellport-XXXX.tmp"), is synced and renamed over the target, so a
-// reader sees the old file or the new one, never a mix, and a failed write
-// leaves the original as it was.
 package fileio
 
 import "errors"

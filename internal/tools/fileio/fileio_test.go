@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -232,19 +233,157 @@ func TestUnchangedSeesAWrite(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
 	write(t, p, "one\n", 0o644)
-	fi, _, err := ReadText(p, p)
+	lf, release, err := OpenLocked(context.Background(), p, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Unchanged(p, p, fi); err != nil {
-		t.Fatalf("unchanged file reported: %v", err)
-	}
-	if err := os.WriteFile(p, []byte("two, longer\n"), 0o644); err != nil {
+	defer release()
+	data, err := lf.ReadText(p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Unchanged(p, p, fi); !errors.Is(err, ErrChanged) {
+	if err := lf.Unchanged(data); err != nil {
+		t.Fatalf("unchanged file reported: %v", err)
+	}
+	if err := os.WriteFile(p, []byte("two\n"), 0o644); err != nil { // same size
+		t.Fatal(err)
+	}
+	if err := lf.Unchanged(data); !errors.Is(err, ErrChanged) || err.Error() != "it was written to" {
 		t.Fatalf("rewritten file: %v", err)
 	}
+	if err := os.Rename(filepath.Join(dir, "f"), filepath.Join(dir, "g")); err != nil {
+		t.Fatal(err)
+	}
+	if err := lf.Unchanged(data); !errors.Is(err, ErrChanged) || err.Error() != "it was replaced or removed" {
+		t.Fatalf("renamed file: %v", err)
+	}
+}
+
+func TestWholeSpansOnlyTheDifference(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ old, new string }{
+		{"abcdef", "abXdef"}, {"abc", "abc"}, {"", "new"}, {"old", ""}, {"aaa", "aaaa"}, {"abab", "ab"},
+	} {
+		c := Whole([]byte(tc.old), []byte(tc.new))
+		got := tc.old[:c.Start] + string(c.Text) + tc.old[c.End:]
+		if got != tc.new || c.Start > c.End {
+			t.Errorf("Whole(%q, %q) = %+v, which makes %q", tc.old, tc.new, c, got)
+		}
+	}
+	if c := Whole([]byte("abcdef"), []byte("abXdef")); c.Start != 2 || c.End != 3 {
+		t.Errorf("Whole spans %d-%d, want 2-3", c.Start, c.End)
+	}
+}
+
+// Issue 10, shared by the editor and apply_patch: a file with two hard
+// links is written in place (both names see the change), and Undo puts
+// the old content back the same way.
+func TestSaveKeepsHardLinksAndUndoes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, other := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	write(t, p, "one\ntwo\n", 0o640)
+	if err := os.Link(p, other); err != nil {
+		t.Skipf("hard links: %v", err)
+	}
+	lf, release, err := OpenLocked(context.Background(), p, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	data, err := lf.ReadText(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := []byte("one\nTWO\n")
+	how, err := lf.Save(data, Whole(data, now))
+	if err != nil || !how.InPlace || !strings.Contains(how.Why, "2 hard links") {
+		t.Fatalf("Save = %+v, %v", how, err)
+	}
+	if read(t, other) != "one\nTWO\n" {
+		t.Fatalf("the other name does not see the change: %q", read(t, other))
+	}
+	if err := lf.Undo(now, data); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, other) != "one\ntwo\n" || read(t, p) != "one\ntwo\n" {
+		t.Fatal("undo did not restore both names")
+	}
+	noDebris(t, dir)
+}
+
+// LockFiles takes the locks of several files in one order whatever order
+// they are named in, and gives two names of one file one entry: two
+// callers naming the same hard-linked files crosswise never deadlock.
+func TestLockFilesCrosswiseNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	x, y := filepath.Join(dir, "x"), filepath.Join(dir, "y")
+	write(t, x, "x\n", 0o644)
+	write(t, y, "y\n", 0o644)
+	x2, y2 := filepath.Join(dir, "x2"), filepath.Join(dir, "y2")
+	if err := os.Link(x, x2); err != nil {
+		t.Skipf("hard links: %v", err)
+	}
+	if err := os.Link(y, y2); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			names := []string{x, y2}
+			if i%2 == 1 {
+				names = []string{y, x2}
+			}
+			for range 100 {
+				files, release, err := LockFiles(context.Background(), names, nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(files) != 2 || files[0] == files[1] {
+					t.Error("two files expected")
+				}
+				release()
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second): // a hang guard, not a speed check
+		t.Fatal("LockFiles deadlocked")
+	}
+	files, release, err := LockFiles(context.Background(), []string{x, x2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if files[0] != files[1] {
+		t.Fatal("two names of one file got two entries")
+	}
+}
+
+// A lock that is held makes a caller wait until its context ends, and it
+// then holds nothing.
+func TestLockGivesUpWithItsContext(t *testing.T) {
+	t.Parallel()
+	unlock, err := Lock(context.Background(), "/l/held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Lock(ctx, "/l/free", "/l/held"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock with a cancelled context: %v", err)
+	}
+	again, err := Lock(context.Background(), "/l/free")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again()
 }
 
 func TestMkdirAllReportsWhatItMade(t *testing.T) {
@@ -280,7 +419,11 @@ func TestLockOverlappingSets(t *testing.T) {
 				held[p] = true
 			}
 			for range 200 {
-				unlock := Lock(paths...)
+				unlock, err := Lock(context.Background(), paths...)
+				if err != nil {
+					t.Error(err)
+					return
+				}
 				mu.Lock()
 				for p := range held {
 					if inside[p]++; inside[p] > 1 {
@@ -307,7 +450,9 @@ func TestLockOverlappingSets(t *testing.T) {
 	}
 	locks.mu.Lock()
 	defer locks.mu.Unlock()
-	if len(locks.by) != 0 {
-		t.Fatalf("%d lock entries left", len(locks.by))
+	for _, p := range []string{"/l/a", "/l/b", "/l/c"} {
+		if locks.by[fileKey{path: p}] != nil {
+			t.Fatalf("the lock entry of %s was left", p)
+		}
 	}
 }

@@ -8,4 +8,4 @@ import (
 )
 
 // keepOwner does nothing where files have no Unix owner.
-func keepOwner(*os.File, fs.FileInfo) {}
+func keepOwner(*os.File, fs.FileInfo) bool { return true }

@@ -36,7 +36,7 @@ func Replace(real string, like fs.FileInfo, parts ...[]byte) error {
 			return err
 		}
 	}
-	keepOwner(f, like) // before chmod: chown clears the setuid and setgid bits
+	_ = keepOwner(f, like) // best effort, before chmod: chown clears the setuid and setgid bits
 	if err := f.Chmod(like.Mode() & keepModeBits); err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func fillNew(f *os.File, data []byte, like fs.FileInfo) error {
 		return err
 	}
 	if like != nil {
-		keepOwner(f, like)
+		_ = keepOwner(f, like) // best effort: a new file may belong to its writer
 		if err := f.Chmod(like.Mode() & keepModeBits); err != nil {
 			return err
 		}
@@ -107,13 +107,21 @@ func fillNew(f *os.File, data []byte, like fs.FileInfo) error {
 
 // Unchanged reports ErrChanged when the file at real is no longer the one
 // described by old (another inode, size or modification time): something
-// else wrote it after it was read, and writing now would lose that change.
+// else wrote it after it was looked at, and changing it now would lose
+// that change. For a file read and locked to be changed, Locked.Unchanged
+// checks more (the change time and the content).
 func Unchanged(name, real string, old fs.FileInfo) error {
 	now, err := os.Lstat(real)
 	if err != nil || !os.SameFile(now, old) || now.Size() != old.Size() || !now.ModTime().Equal(old.ModTime()) {
-		return fmt.Errorf("%s %w since it was read (another program wrote it); read it again before changing it", name, ErrChanged)
+		return ChangedError(name)
 	}
 	return nil
+}
+
+// ChangedError is the message of a change refused because name changed on
+// disk since it was read; it wraps ErrChanged.
+func ChangedError(name string) error {
+	return fmt.Errorf("%s %w since it was read (another program wrote it); read it again before changing it", name, ErrChanged)
 }
 
 // MoveAside renames path (a file or a symbolic link, never followed) to a

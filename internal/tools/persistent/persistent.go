@@ -126,6 +126,7 @@ var (
 	_ tools.Tool          = (*Tool)(nil)
 	_ tools.SessionCloser = (*Tool)(nil)
 	_ tools.Closer        = (*Tool)(nil)
+	_ tools.Runner        = (*Tool)(nil)
 )
 
 // New returns the tool. No shell starts until a session's first call.
@@ -206,6 +207,24 @@ func (t *Tool) CloseSession(sessionKey string) {
 	if s != nil {
 		s.close()
 	}
+}
+
+// Running reports a live shell of the session with sessionKey (a shell
+// that has exited, by exit or a reset, is none).
+func (t *Tool) Running(sessionKey string) string {
+	t.mu.Lock()
+	s := t.sessions[sessionKey]
+	t.mu.Unlock()
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	sh := s.sh
+	s.mu.Unlock()
+	if sh == nil || sh.dead() {
+		return ""
+	}
+	return "a persistent shell open"
 }
 
 // Close kills every shell and everything they started. Later calls fail

@@ -50,7 +50,7 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 	if sh == nil {
 		var err error
 		env := shellEnv(call.Session.Base(os.Environ()), call.Session)
-		if sh, err = startShell(ctx, t.shellCfg, call.Session.Cwd, env); err != nil {
+		if sh, err = startShell(ctx, t.shellCfg, call.Session.Cwd, env, call.Session.Sandbox); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shellport/shellport/internal/pty"
+	"github.com/shellport/shellport/internal/sandbox"
 	"github.com/shellport/shellport/internal/spawnhelper"
 )
 
@@ -71,7 +72,10 @@ type callState struct {
 	out      captured
 }
 
-func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) (_ *shell, err error) {
+// startShell starts a shell in cwd with env, confined by sb (nil: none).
+// Under a sandbox the shell may open the files of its private directory
+// (its control FIFOs) and nothing else there: the runtime made them.
+func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, sb *sandbox.Policy) (_ *shell, err error) {
 	if cfg.spawnHelper == "" && spawnhelper.Required() {
 		// Never unsupervised: the supervisor is what kills everything the
 		// shell starts when the session or the runtime ends.
@@ -104,6 +108,11 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) 
 	if s.ret, err = os.OpenFile(filepath.Join(dir, retFile), os.O_RDWR, 0); err != nil {
 		return nil, fmt.Errorf("persistent: open return FIFO: %w", err)
 	}
+	restrict, err := sb.Restrictions(dir)
+	if err != nil {
+		return nil, fmt.Errorf("persistent: start shell: %w", err)
+	}
+	defer restrict.Close() // the shell holds its own copies
 	s.proc, err = pty.Start(ctx, pty.Options{
 		Path:        cfg.shell,
 		Args:        []string{"--noprofile", "--norc", "-c", bootScript(dir), "bash"},
@@ -111,6 +120,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string) 
 		Env:         env,
 		Size:        pty.Winsize{Rows: terminalRows, Cols: terminalCols},
 		SpawnHelper: cfg.spawnHelper,
+		Restrict:    restrict,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("persistent: start shell: %w", err)

@@ -17,6 +17,7 @@ Everything shellport raises on purpose derives from ``ShellportError``::
         ├── InvalidParams         -32602 bad parameters (relative cwd, bad shape)
         ├── MessageTooLarge       -32004 a message exceeded the size limit
         ├── MethodNotFound        -32601 the runtime has no such method
+        ├── SandboxError          -32006 a session's sandbox cannot be applied
         ├── SessionNotFound       -32001 no session with that id
         ├── ShutDown              -32003 the runtime was shut down
         └── UnknownTool           -32002 no tool with that name
@@ -43,6 +44,7 @@ __all__ = [
     "ProcessExited",
     "ProtocolError",
     "RPCError",
+    "SandboxError",
     "SessionNotFound",
     "ShellportError",
     "ShutDown",
@@ -160,6 +162,18 @@ class ConfigError(RPCError):
     code = -32005
 
 
+class SandboxError(RPCError):
+    """A session's sandbox cannot be applied.
+
+    This machine cannot enforce what was asked (no Landlock, an old kernel;
+    the message says what is missing), or ``Session.set_sandbox`` was called
+    while the session had a persistent shell open, a background task or a
+    call running under its current sandbox.
+    """
+
+    code = -32006
+
+
 class Cancelled(RPCError):
     """The request was cancelled before it finished."""
 
@@ -179,6 +193,7 @@ _BY_CODE: dict[int, type[RPCError]] = {
         ShutDown,
         MessageTooLarge,
         ConfigError,
+        SandboxError,
         Cancelled,
     )
 }

@@ -107,6 +107,18 @@ class Runtime:
         return list(self._opened_info()["tools"])
 
     @property
+    def sandbox(self) -> dict[str, Any]:
+        """What this machine can enforce, and the runtime's default sandbox.
+
+        From initialize: ``backend`` ("landlock", "seatbelt" or "none"),
+        ``landlockAbi``, ``seccomp``, ``scopes``, ``files`` (how the editor is
+        held to a sandbox), ``reason`` (what is missing) and ``default`` (the
+        sandbox of sessions that ask for none). Starts the runtime if needed.
+        """
+        info = self._opened_info().get("sandbox")
+        return dict(info) if isinstance(info, dict) else {}
+
+    @property
     def transport_name(self) -> str:
         """The transport in use: "library", "process", or a custom transport's name.
 
@@ -122,11 +134,21 @@ class Runtime:
         *,
         id: str | None = None,
         env: Mapping[str, str] | None = None,
+        sandbox: Mapping[str, Any] | None = None,
     ) -> Session:
         """Open a session in cwd, an absolute path to an existing directory.
 
         ``id`` picks the session id (letters, digits, ``_-.:``); ``env`` adds
         environment variables for every process the session starts.
+
+        ``sandbox`` confines what the session's commands and file tools may
+        write and reach, merged over the runtime config's ``sandbox``, for
+        example ``{"mode": "workspace-write", "writableRoots": ["/cache"],
+        "network": False}`` (modes: "read-only", "workspace-write",
+        "full-access"). A session may only narrow the runtime's sandbox unless
+        the config sets ``allowWidening``. If this machine cannot enforce it,
+        SandboxError is raised; nothing ever runs unconfined silently.
+        ``Session.sandbox`` says what is in force.
 
         Commands start from this process's environment as it is now, when the
         session is created: a variable deleted from ``os.environ`` before this
@@ -142,6 +164,8 @@ class Runtime:
             params["id"] = id
         if env is not None:
             params["env"] = dict(env)
+        if sandbox is not None:
+            params["sandbox"] = dict(sandbox)
         conn = self._connection()
         if self._host_env:
             params["baseEnv"] = _host_environment()
@@ -150,18 +174,29 @@ class Runtime:
         if not isinstance(session_id, str) or not isinstance(session_cwd, str):
             raise ProtocolError(f"session/new answered without a session id and cwd: {result!r}")
         conn.watch_session(session_id)
-        return Session(self, session_id, session_cwd)
+        in_force = result.get("sandbox")
+        return Session(
+            self, session_id, session_cwd, dict(in_force) if isinstance(in_force, dict) else None
+        )
 
     def tools(self, format: str = "mcp", *, strict: bool = False) -> list[dict[str, Any]]:
         """The tool definitions to hand to a model.
 
         ``format`` is "mcp" (name, description, inputSchema), "openai" (function
         tools; ``strict=True`` for structured-outputs strict mode) or
-        "anthropic" (name, description, input_schema).
+        "anthropic" (name, description, input_schema). With a sandbox in the
+        runtime config, the descriptions of the tools that run commands or
+        change files end with one line saying where the model may write and
+        whether it has network; ``Session.tools`` words it for one session.
         """
+        return self._tools(format, strict, None)
+
+    def _tools(self, format: str, strict: bool, session: str | None) -> list[dict[str, Any]]:
         params: dict[str, Any] = {"format": format}
         if strict:
             params["strict"] = True
+        if session is not None:
+            params["session"] = session
         result = self._connection().call("tools/list", params)
         tools = result.get("tools")
         if not isinstance(tools, list):

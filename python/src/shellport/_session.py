@@ -24,10 +24,17 @@ class Session:
     bash) run their calls one at a time in arrival order.
     """
 
-    def __init__(self, runtime: Runtime, session_id: str, cwd: str) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        session_id: str,
+        cwd: str,
+        sandbox: dict[str, Any] | None = None,
+    ) -> None:
         self._runtime = runtime
         self._id = session_id
         self._cwd = cwd
+        self._sandbox = sandbox
         self._closed = False
 
     @property
@@ -39,6 +46,42 @@ class Session:
     def cwd(self) -> str:
         """The absolute working directory the session started in."""
         return self._cwd
+
+    @property
+    def sandbox(self) -> dict[str, Any] | None:
+        """The sandbox in force: ``mode``, ``network``, ``writable``, ``backend``.
+
+        ``None`` when neither the runtime config nor the session asked for
+        one (full access). Every ToolResult of a session with a sandbox
+        carries the same in ``meta["sandbox"]``.
+        """
+        return dict(self._sandbox) if self._sandbox is not None else None
+
+    def set_sandbox(self, sandbox: Mapping[str, Any]) -> None:
+        """Change the session's sandbox (``{}``: the runtime's default).
+
+        Merged over the runtime config's sandbox, as at creation. Refused with
+        SandboxError while the session has a persistent shell open, a
+        background task or a call running: those keep the sandbox they
+        started with. End them first (``exit`` in the shell, ``bash_kill``),
+        or open a new session. Calls made after this returns run under the new
+        sandbox.
+        """
+        result = self._connection().call(
+            "session/update", {"session": self._id, "sandbox": dict(sandbox)}
+        )
+        in_force = result.get("sandbox")
+        self._sandbox = dict(in_force) if isinstance(in_force, dict) else None
+
+    def tools(self, format: str = "mcp", *, strict: bool = False) -> list[dict[str, Any]]:
+        """The tool definitions for this session (see ``Runtime.tools``).
+
+        The same as the runtime's, except that the descriptions of the tools
+        that run commands or change files end with this session's sandbox
+        line (where the model may write, whether it has network) rather than
+        the runtime default's.
+        """
+        return self._runtime._tools(format, strict, self._id)
 
     @property
     def runtime(self) -> Runtime:

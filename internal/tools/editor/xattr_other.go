@@ -1,8 +1,0 @@
-//go:build !linux && !darwin
-
-package editor
-
-import "os"
-
-// copyXattrs does nothing where extended attributes are not read.
-func copyXattrs(_, _ *os.File) error { return nil }
