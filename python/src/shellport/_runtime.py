@@ -3,37 +3,30 @@
 from __future__ import annotations
 
 import enum
+import logging
 import os
 import threading
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Union
 
 from . import _native
 from ._client import Connection
-from ._exceptions import (
-    LibraryNotFound,
-    ProcessExited,
-    ProtocolError,
-    TransportClosed,
-    TransportError,
-    VersionMismatch,
-)
+from ._exceptions import ProcessExited, ProtocolError, TransportClosed, VersionMismatch
 from ._session import Session
-from ._transports import cdll
-from ._transports.base import BaseTransport
-from ._transports.cdll import CDLLTransport
-from ._transports.stdio import StdioTransport
+from ._transports.base import CLOSED
+from ._transports.selection import Chosen, TransportSpec, check_spec, open_transport
 from ._version import __version__
-from .remote._command import Command
 
 __all__ = ["Runtime"]
 
 PROTOCOL_VERSION = 1
 INITIALIZE_TIMEOUT = 60.0  # seconds; generous for `docker exec` and cold caches
 
-TransportSpec = Union[str, Sequence[str], BaseTransport, Command]
 StrPath = Union[str, "os.PathLike[str]"]
+
+log = logging.getLogger("shellport")
 
 
 class _State(enum.Enum):
@@ -47,7 +40,10 @@ class Runtime:
 
     ``config`` is the runtime config (``{"profile": "persistent", "tools":
     {...}}``). ``transport`` is ``"auto"`` (the shared library when it loads
-    safely here, else the bundled executable), ``"library"``, ``"process"``, an
+    safely here, else the bundled executable: not on musl, not after fork(),
+    not under an address-space limit such as ``ulimit -v``, where an explicit
+    ``"library"`` can abort the process with ``runtime/cgo: pthread_create
+    failed``), ``"library"``, ``"process"``, an
     argv that speaks the protocol on stdio (``["docker", "exec", "-i", ctr,
     "/opt/shellport/shellport", "serve"]``), a ``shellport.remote`` Command
     (``shellport.remote.docker(ctr, install=True)``: the same argv, plus a
@@ -57,7 +53,9 @@ class Runtime:
 
     The runtime starts on first use (or on ``with``). Close it with
     ``close()``, ``aclose()`` or a ``with`` / ``async with`` block: that kills
-    every process its tools started. A closed Runtime cannot be reopened.
+    every process its tools started. A closed Runtime cannot be reopened. A
+    started Runtime that is garbage-collected unclosed warns with
+    ResourceWarning (as an unclosed file does) and is closed then.
     """
 
     def __init__(
@@ -75,7 +73,7 @@ class Runtime:
                 f"not {type(config).__name__}"
             )
         self._config = dict(config) if config is not None else None
-        self._transport_spec = _check_transport(transport)
+        self._transport_spec = check_spec(transport)
         self._settings = _native.read_settings(trust_env)
         self._trust_env = trust_env
         self._library_path = library_path
@@ -86,8 +84,8 @@ class Runtime:
         self._info: dict[str, Any] = {}
         # Whether sessions start from this process's current environment:
         # true when the runtime runs on this host (library or bundled
-        # executable), false for an argv or transport instance.
-        self._host_env = isinstance(self._transport_spec, str)
+        # executable), false for an argv, a Command or a transport instance.
+        self._host_env = False
 
     # --- what the runtime said about itself ----------------------------------------
 
@@ -150,7 +148,7 @@ class Runtime:
         if not isinstance(session_id, str) or not isinstance(session_cwd, str):
             raise ProtocolError(f"session/new answered without a session id and cwd: {result!r}")
         conn.watch_session(session_id)
-        return Session(self, session_id, session_cwd)
+        return Session(self, conn, session_id, session_cwd)
 
     def tools(self, format: str = "mcp", *, strict: bool = False) -> list[dict[str, Any]]:
         """The tool definitions to hand to a model.
@@ -183,6 +181,7 @@ class Runtime:
             conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
+            log.debug("the runtime over the %s transport is closed", conn.transport.name)
 
     async def aclose(self) -> None:
         """close() for asyncio, without blocking the event loop."""
@@ -199,9 +198,7 @@ class Runtime:
             return conn
         with self._lock:
             if self._state is _State.CLOSED:
-                raise TransportClosed(
-                    "This Runtime is closed and cannot be used again; create a new Runtime."
-                )
+                raise TransportClosed(CLOSED)
             if self._conn is None:
                 self._conn, self._info = self._open()
                 self._state = _State.OPENED
@@ -212,20 +209,33 @@ class Runtime:
         return self._info
 
     def _open(self) -> tuple[Connection, dict[str, Any]]:
-        transport, check_version = self._make_transport()
-        conn = Connection(transport, debug_wire=self._settings.debug_wire)
+        chosen = open_transport(
+            self._transport_spec,
+            self._settings,
+            library_path=self._library_path,
+            binary_path=self._binary_path,
+            trust_env=self._trust_env,
+        )
+        conn = Connection(chosen.transport)
         try:
-            info = self._initialize(conn, check_version)
+            info = self._initialize(conn, chosen)
         except BaseException:
             conn.close(shutdown_timeout=1.0)
             raise
+        self._host_env = chosen.host
         heartbeat = info.get("heartbeatMs")
         if isinstance(heartbeat, int) and not isinstance(heartbeat, bool) and heartbeat > 0:
             # The runtime ends itself after that long without a message.
             conn.start_heartbeat(heartbeat / 1000)
+        log.debug(
+            "runtime %s started over the %s transport, profile %s",
+            info["serverInfo"]["version"],
+            chosen.transport.name,
+            info["profile"],
+        )
         return conn, info
 
-    def _initialize(self, conn: Connection, check_version: bool) -> dict[str, Any]:
+    def _initialize(self, conn: Connection, chosen: Chosen) -> dict[str, Any]:
         params: dict[str, Any] = {
             "protocolVersion": PROTOCOL_VERSION,
             "clientInfo": {"name": "shellport-python", "version": __version__},
@@ -235,12 +245,11 @@ class Runtime:
         try:
             info = conn.call("initialize", params, timeout=INITIALIZE_TIMEOUT)
         except ProcessExited as exc:
-            spec = self._transport_spec
-            if isinstance(spec, Command):
-                clearer = spec._explain(exc)
+            if chosen.command is not None:
+                clearer = chosen.command._explain(exc)
                 if clearer is not None:
                     raise clearer from exc
-            if check_version and "expects version" in exc.stderr:
+            if chosen.bundled and "expects version" in exc.stderr:
                 raise VersionMismatch(
                     f"the bundled shellport executable refused to serve shellport {__version__}: "
                     f"{exc.stderr.strip()}. Reinstall shellport so its native files match."
@@ -258,76 +267,14 @@ class Runtime:
                 "the runtime's answer to initialize is not protocol version "
                 f"{PROTOCOL_VERSION}: {info!r:.300}"
             )
-        if isinstance(self._transport_spec, Command):
-            self._transport_spec._check_version(server["version"])
-        if check_version and server["version"] != __version__:
+        if chosen.command is not None:
+            chosen.command._check_version(server["version"])
+        if chosen.bundled and server["version"] != __version__:
             raise VersionMismatch(
                 f"the bundled native files are shellport {server['version']}, but the Python "
                 f"package is shellport {__version__}; reinstall shellport so they match."
             )
         return info
-
-    def _make_transport(self) -> tuple[BaseTransport, bool]:
-        """Build the transport; the flag says whether its version must match ours."""
-        spec = self._transport_spec
-        if isinstance(spec, BaseTransport):
-            return spec, False
-        if isinstance(spec, list):
-            return StdioTransport(spec), False
-        if isinstance(spec, Command):
-            transport = StdioTransport(spec.argv)
-            transport.name = spec.platform
-            return transport, False
-        choice = spec
-        if choice == "auto" and self._settings.transport is not None:
-            choice = self._settings.transport
-        if choice == "library":
-            return self._library_transport()
-        if choice == "process":
-            return self._process_transport()
-        if _native.library_supported() is None and cdll.inherited_reason() is None:
-            overridden = self._library_path is not None or self._settings.library_path is not None
-            try:
-                return self._library_transport()
-            except (LibraryNotFound, TransportError):
-                if overridden:
-                    raise  # the caller named a library: say why it cannot be used
-                # auto: without a usable bundled library, the executable serves
-        return self._process_transport()
-
-    def _library_transport(self) -> tuple[BaseTransport, bool]:
-        reason = cdll.inherited_reason() or _native.library_supported()
-        if reason is not None:
-            raise TransportError(f"the library transport cannot be used: {reason}.")
-        found = _native.find_library(self._library_path, self._settings)
-        return CDLLTransport(found.path), found.bundled
-
-    def _process_transport(self) -> tuple[BaseTransport, bool]:
-        found = _native.find_binary(self._binary_path, self._settings)
-        argv = [found.path, "serve"]
-        if found.bundled:
-            argv += ["--expect-version", __version__]
-        env = None
-        if not self._trust_env:
-            # The runtime reads SHELLPORT_SPAWN_HELPER itself; a child process
-            # is the one place Python can keep it from seeing the variable.
-            env = {k: v for k, v in os.environ.items() if k != _native.ENV_SPAWN_HELPER}
-        return StdioTransport(argv, env=env), found.bundled
-
-    # --- used by Session -----------------------------------------------------------
-
-    def _notices(self, session_id: str) -> list[str]:
-        conn = self._conn
-        if conn is None:
-            return []
-        return conn.drain_notices(session_id)
-
-    def _close_session(self, session_id: str) -> None:
-        if self._state is _State.CLOSED:
-            return  # closing the runtime ended every session
-        conn = self._connection()
-        conn.forget_session(session_id)
-        conn.call("session/close", {"session": session_id})
 
     # --- context managers ----------------------------------------------------------
 
@@ -357,6 +304,20 @@ class Runtime:
     ) -> None:
         await self.aclose()
 
+    def __del__(self) -> None:
+        # Like an unclosed file: say so, then release. Only a started
+        # Runtime holds anything; its reader thread would keep the runtime
+        # and every process it started alive until the interpreter exits.
+        conn = getattr(self, "_conn", None)
+        if conn is None or getattr(self, "_state", None) is not _State.OPENED:
+            return
+        try:
+            warnings.warn(f"unclosed {self!r}", ResourceWarning, source=self, stacklevel=2)
+        finally:  # an error filter (-W error::ResourceWarning) raises here
+            self._state = _State.CLOSED
+            self._conn = None
+            conn.close(shutdown_timeout=2.0)
+
     def __repr__(self) -> str:
         state = self._state.name.lower()
         conn = self._conn
@@ -381,22 +342,3 @@ def _host_environment() -> dict[str, str]:
         if name and "=" not in name and "\0" not in value:
             out[name] = value
     return out
-
-
-def _check_transport(spec: Any) -> str | list[str] | BaseTransport | Command:
-    if isinstance(spec, (BaseTransport, Command)):
-        return spec
-    if isinstance(spec, str):
-        if spec not in ("auto", "library", "process"):
-            raise ValueError(
-                f"transport={spec!r} is not one shellport knows: use 'auto', 'library', "
-                "'process', a command line as a list of strings, or a transport instance"
-            )
-        return spec
-    if isinstance(spec, Sequence) and spec and all(isinstance(a, (str, os.PathLike)) for a in spec):
-        return [os.fspath(a) for a in spec]
-    raise TypeError(
-        "transport must be 'auto', 'library', 'process', a non-empty list of strings "
-        "(a command that speaks the protocol on stdio), a shellport.remote.Command, or a "
-        f"transport instance; got {spec!r}"
-    )
