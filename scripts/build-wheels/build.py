@@ -209,11 +209,10 @@ def smoke_plan(wheels: list[Path]) -> list[tuple[Path, str]]:
 
 
 def smoke_dist(out: Path) -> None:
-    """Smoke-test what this machine can run of the wheels in out; at least one."""
+    """Smoke-test what this machine can run of the wheels in out, and say what it could not."""
     plan = smoke_plan(list(out.glob("*.whl")))
-    if not any(action in ("smoke", "smoke-qemu") for _, action in plan):
-        raise BuildError(f"no wheel in {out} runs on this machine, so none was smoke-tested: "
-                         f"{', '.join(w.name for w, _ in plan) or 'no wheels'}")
+    if not plan:
+        raise BuildError(f"no wheels in {out}")
     for wheel, action in plan:
         if action == "smoke":
             smoke.smoke_venv(wheel)
