@@ -28,7 +28,7 @@ ZIGLANG_VERSION := $(call recipe,tools ziglang)
 ZIG             := $(CURDIR)/$(WHEEL_TOOLS)/bin/python -m ziglang
 ZIG_STAMP       := $(WHEEL_TOOLS)/.ziglang-$(ZIGLANG_VERSION)
 
-.PHONY: all native venv demo test test-go test-python test-remote lint lint-helper lint-darwin recipe-check python-version header header-check fuzz clean
+.PHONY: all native venv demo test test-go test-python test-py39 test-remote lint lint-helper lint-darwin recipe-check python-version header header-check fuzz clean
 
 all: native
 
@@ -118,6 +118,29 @@ test-go:
 test-python: native venv
 	$(VPY) -m pytest -q python/tests --ignore=python/tests/remote
 
+# The same tests on Python 3.9, the oldest the package supports: its own
+# python3.9, pyenv's, or Debian 11's packages unpacked under build/python3.9
+# (scripts/python39/fetch.sh says how). pip is bootstrapped from a wheel,
+# since Debian's 3.9 has no ensurepip.
+PY39_DIR   := build/python3.9
+PY39_VENV  := build/py39-venv
+PY39_LIBS  := $(CURDIR)/$(PY39_DIR)/usr/lib/$(shell uname -m)-linux-gnu
+PY39_RUN   := LD_LIBRARY_PATH=$(PY39_LIBS)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
+$(PY39_VENV)/.installed: python/pyproject.toml scripts/python39/fetch.sh | venv
+	rm -rf $(PY39_VENV) build/py39-wheels
+	py=$$(sh scripts/python39/fetch.sh $(PY39_DIR)) && $(PY39_RUN) $$py -m venv --without-pip $(PY39_VENV)
+	$(VPY) -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
+		--python-version 3.9 --no-deps -d build/py39-wheels pip
+	w=$$(echo build/py39-wheels/pip-*.whl) && $(PY39_RUN) $(PY39_VENV)/bin/python $$w/pip install \
+		--quiet --disable-pip-version-check --no-index $$w
+	$(PY39_RUN) $(PY39_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-e python pytest pytest-asyncio hatchling
+	touch $@
+
+test-py39: native $(PY39_VENV)/.installed
+	$(PY39_RUN) $(PY39_VENV)/bin/python -c 'import sys; assert sys.version_info[:2] == (3, 9), sys.version'
+	$(PY39_RUN) $(PY39_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests --ignore=python/tests/remote
+
 # The runtime inside real sandboxes (python/tests/remote): podman on a rootfs
 # built from this machine's busybox and bash, sshd on 127.0.0.1 with a
 # throw-away user, unshare, and the heartbeat through a kubectl stand-in.
@@ -128,7 +151,7 @@ REMOTE_FLAGS ?=
 test-remote: native venv
 	$(VPY) -m pytest -q -rs python/tests/remote $(REMOTE_FLAGS)
 
-test: python-version lint header-check test-go test-python test-integrations test-remote wheel-smoke bench-smoke
+test: python-version lint header-check test-go test-python test-py39 test-integrations test-remote wheel-smoke bench-smoke
 	@echo "all tests passed"
 
 # A short run of every fuzz target (FUZZTIME each; the corpora under
