@@ -108,8 +108,10 @@ def test_issue11_unclosed_runtime_warns_and_is_closed(transport: str, tmp_path: 
     with pytest.warns(ResourceWarning, match=f"unclosed <Runtime opened transport='{transport}'>"):
         held.clear()
     gc.collect()
-    # Closed, as a file is: the connection refuses, the runtime is gone.
+    # Closed, as a file is (on a thread of its own): the connection refuses,
+    # the runtime is gone.
     assert not conn.usable
+    wait_until(lambda: conn.transport.closed, "the unclosed runtime's transport to close")
     with pytest.raises(shellport.TransportClosed, match="closed and cannot be used again"):
         conn.call("tools/list", {})
     if pid is not None:
@@ -167,6 +169,26 @@ print("survived")
     )
     assert out.returncode == 0, out.stderr
     assert "survived" in out.stdout
+    assert f"ResourceWarning: unclosed <Runtime opened transport='{transport}'>" in out.stderr
+
+
+def test_issue11_unclosed_runtime_at_exit(transport: str, tmp_path: Path) -> None:
+    # A Runtime still open when the program ends: the exit hook closes it,
+    # -X dev shows the warning, and the program exits (a finalizer that
+    # started a thread during interpreter shutdown hung it).
+    script = f"""
+import shellport
+rt = shellport.Runtime({CONFIG!r}, {transport!r})
+print(rt.session({str(tmp_path)!r}).call("_echo", {{"x": 1}}).text)
+"""
+    out = subprocess.run(
+        [sys.executable, "-X", "dev", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == '{"x":1}'
     assert f"ResourceWarning: unclosed <Runtime opened transport='{transport}'>" in out.stderr
 
 

@@ -70,6 +70,8 @@ class Connection:
         self._dead: TransportError | None = None
         self._stopping = False
         self._closing = threading.Event()  # set by close(); stops the heartbeat
+        self._close_lock = threading.Lock()
+        self._closed = False
         self._reader = threading.Thread(
             target=self._read_loop, name="shellport-reader", daemon=True
         )
@@ -82,6 +84,11 @@ class Connection:
     def forked(self) -> bool:
         """True in a process forked after this connection opened."""
         return self.transport.forked
+
+    @property
+    def closing(self) -> bool:
+        """True once close() has begun."""
+        return self._closing.is_set()
 
     @property
     def usable(self) -> bool:
@@ -328,19 +335,24 @@ class Connection:
     # --- closing -------------------------------------------------------------------
 
     def close(self, shutdown_timeout: float = 5.0) -> None:
-        """Shut the runtime down politely, close the transport, stop the reader."""
+        """Shut the runtime down politely, close the transport, stop the reader.
+
+        Safe to call twice and from two threads at once (an unclosed
+        Runtime's finalizer and the exit hook): the second waits for the
+        first to finish.
+        """
         _live.discard(self)
         self._closing.set()
         if self.forked:
             self.transport.close()  # transports never touch a parent's runtime
             return
-        if threading.current_thread() is self._reader:
-            # A Runtime collected by the garbage collector on this thread:
-            # no reply can be read here, so skip the polite shutdown.
-            self._stopping = True
-            self.transport.close()
-            self._die(TransportClosed(CLOSED))
-            return
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._close(shutdown_timeout)
+
+    def _close(self, shutdown_timeout: float) -> None:
         # Calls still in flight are given up: close kills what they run, so
         # cancelling them first lets shutdown answer at once instead of
         # waiting for each call (or for shutdown_timeout).

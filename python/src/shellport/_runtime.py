@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import logging
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Mapping
@@ -311,18 +313,35 @@ class Runtime:
         conn = getattr(self, "_conn", None)
         if conn is None or getattr(self, "_state", None) is not _State.OPENED:
             return
+        message = f"unclosed {self!r}"
+        self._state = _State.CLOSED
+        self._conn = None
         try:
-            warnings.warn(f"unclosed {self!r}", ResourceWarning, source=self, stacklevel=2)
+            warnings.warn(message, ResourceWarning, source=self, stacklevel=2)
         finally:  # an error filter (-W error::ResourceWarning) raises here
-            self._state = _State.CLOSED
-            self._conn = None
-            conn.close(shutdown_timeout=2.0)
+            _close_later(conn)
 
     def __repr__(self) -> str:
         state = self._state.name.lower()
         conn = self._conn
         where = f" transport={conn.transport.name!r}" if conn is not None else ""
         return f"<Runtime {state}{where}>"
+
+
+def _close_later(conn: Connection) -> None:
+    """Close an unclosed Runtime's connection on a thread of its own.
+
+    A finalizer runs wherever the garbage collector does, perhaps on a
+    thread that holds one of the connection's or the transport's locks;
+    closing there could wait on that lock forever.
+    """
+    if conn.closing or sys.is_finalizing():
+        return  # closed already, or at exit, where the exit hook closed it
+    # RuntimeError: interpreter shutdown, where the exit hook closes every connection.
+    with contextlib.suppress(RuntimeError):
+        threading.Thread(
+            target=conn.close, kwargs={"shutdown_timeout": 2.0}, name="shellport-unclosed"
+        ).start()
 
 
 def _host_environment() -> dict[str, str]:
