@@ -214,16 +214,16 @@ def test_issue11_one_guard_for_closed_and_forked_transports() -> None:
             self.closed = True
 
     bare = Bare()
-    assert bare.owner_pid is None
+    assert bare._owner_pid is None
     rt = shellport.Runtime(transport=bare)
     conn = Connection(bare)  # what a Runtime does when it opens
     try:
-        assert bare.owner_pid == os.getpid()
-        bare.owner_pid = os.getpid() + 1  # as it looks in a forked child
+        assert bare._owner_pid == os.getpid()
+        bare._owner_pid = os.getpid() + 1  # as it looks in a forked child
         with pytest.raises(shellport.TransportClosed, match="forked child") as forked:
             conn.check()
         assert "create a new Runtime in the child" in str(forked.value)
-        bare.owner_pid = os.getpid()
+        bare._owner_pid = os.getpid()
     finally:
         conn.close(shutdown_timeout=0.1)
     rt.close()

@@ -62,7 +62,7 @@ class Connection:
 
     def __init__(self, transport: BaseTransport) -> None:
         self.transport = transport
-        transport.bind()  # a custom transport that did not call BaseTransport.__init__
+        transport._bind()  # a custom transport that did not call BaseTransport.__init__
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}

@@ -72,21 +72,21 @@ class BaseTransport:
     closed: bool = False
 
     #: The process this transport belongs to (None: not yet bound).
-    owner_pid: int | None = None
+    _owner_pid: int | None = None
 
     def __init__(self) -> None:
-        self.owner_pid = os.getpid()
+        self._owner_pid = os.getpid()
         self.closed = False
 
-    def bind(self) -> None:
+    def _bind(self) -> None:
         """Tie this transport to the current process, if nothing has yet."""
-        if self.owner_pid is None:
-            self.owner_pid = os.getpid()
+        if self._owner_pid is None:
+            self._owner_pid = os.getpid()
 
     @property
     def forked(self) -> bool:
         """True in a process forked after this transport was opened."""
-        return self.owner_pid is not None and self.owner_pid != os.getpid()
+        return self._owner_pid is not None and self._owner_pid != os.getpid()
 
     def check(self) -> None:
         """Raise TransportClosed if this process can no longer use the transport.
@@ -96,7 +96,7 @@ class BaseTransport:
         """
         if self.forked:
             raise TransportClosed(
-                FORKED.format(owner=self.owner_pid, pid=os.getpid(), why=self.fork_reason)
+                FORKED.format(owner=self._owner_pid, pid=os.getpid(), why=self.fork_reason)
             )
         if self.closed:
             raise TransportClosed(CLOSED)

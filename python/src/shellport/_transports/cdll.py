@@ -7,9 +7,10 @@ releases the GIL during every foreign call, and no call blocks for long:
 
 After ``os.fork()`` the child has only the forking thread, so the Go runtime
 inside the inherited library is dead there and any call into it could hang
-forever. The fork hook below marks the library and every transport as
-inherited; they then raise TransportClosed without touching the library
-(BaseTransport.check).
+forever. The library and every transport remember the process that
+opened them, and in another one raise TransportClosed without touching the
+library (inherited_reason, BaseTransport.check); the fork hook below only
+replaces the load lock.
 """
 
 from __future__ import annotations
