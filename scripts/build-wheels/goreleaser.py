@@ -198,9 +198,10 @@ def write(check: bool) -> None:
 
 
 def goreleaser_binary() -> str:
-    """The goreleaser to run: $GORELEASER, else the one on PATH."""
-    found = os.environ.get("GORELEASER") or shutil.which("goreleaser")
-    if not found:
+    """The goreleaser to run: $GORELEASER (a path, or a name on PATH), else the one on PATH."""
+    name = os.environ.get("GORELEASER") or "goreleaser"
+    found = str(ROOT / name) if "/" in name and not os.path.isabs(name) else shutil.which(name)
+    if not found or not os.path.isfile(found):
         raise BuildError(f"goreleaser is not installed (make goreleaser-identity installs {VERSION} "
                          "into build/tools-bin with go install)")
     return found

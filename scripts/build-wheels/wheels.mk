@@ -78,7 +78,7 @@ goreleaser-config:
 	$(WHEEL_BUILD) goreleaser
 
 goreleaser-identity: $(filter $(GORELEASER_DEFAULT),$(GORELEASER))
-	GORELEASER=$(abspath $(GORELEASER)) $(WHEEL_BUILD) goreleaser-identity dist/*.whl
+	GORELEASER="$(GORELEASER)" $(WHEEL_BUILD) goreleaser-identity dist/*.whl
 
 # The spawn helper for every OS/arch this machine can build, into
 # build/helpers/OS_ARCH/ (GoReleaser's before hook puts them in its archives).
