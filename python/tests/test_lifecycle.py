@@ -110,8 +110,8 @@ def test_issue11_unclosed_runtime_warns_and_is_closed(transport: str, tmp_path: 
     gc.collect()
     # Closed, as a file is (on a thread of its own): the connection refuses,
     # the runtime is gone.
-    assert not conn.usable
     wait_until(lambda: conn.transport.closed, "the unclosed runtime's transport to close")
+    assert not conn.usable
     with pytest.raises(shellport.TransportClosed, match="closed and cannot be used again"):
         conn.call("tools/list", {})
     if pid is not None:
