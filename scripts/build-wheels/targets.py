@@ -2,7 +2,7 @@
 
 Every flag, pin and version that decides the bytes comes from recipe.json
 beside this file, the one native build recipe: ``make native`` builds this
-machine's files with it (``build.py native``), the wheels are built with it,
+machine's files with it (``targets.py native``), the wheels are built with it,
 ``.goreleaser.yml`` is written from it (``build.py goreleaser``, checked by
 ``make lint``), and internal/testkit reads the helper's flags from it.
 
