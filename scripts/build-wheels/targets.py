@@ -35,8 +35,6 @@ HERE = Path(__file__).resolve().parent
 RECIPE_FILE = HERE / "recipe.json"
 RECIPE: dict[str, Any] = json.loads(RECIPE_FILE.read_text())
 
-PIN_HEADER = ROOT / RECIPE["library"]["linux_include"]
-
 # The macOS release the native files are built for. Go 1.26 itself declares
 # macOS 12 in its executables; the dylib and the helper are built for the same.
 MACOS_MIN: str = RECIPE["macos_min"]
