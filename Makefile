@@ -1,5 +1,6 @@
-# shellport — build, demo and test. `make demo` and `make test` work on a
-# fresh machine with Go and Python 3.9+; they install what else they need.
+# shellport — build, demo and test. What each command needs and installs is
+# in README.md ("The two commands"): `make demo` needs Go, a C compiler and
+# Python 3.9+; `make test` needs Python 3.11+ and installs what else it needs.
 
 GO      ?= go
 PYTHON  ?= python3
@@ -7,26 +8,27 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 NATIVE  := python/src/shellport/_native
 LIBNAME := $(if $(filter Darwin,$(shell uname -s)),libshellport.dylib,libshellport.so)
-GOFILES := $(shell find . -name '*.go' -not -path './.venv/*' -not -path './bench/.venv/*')
+GOFILES := $(shell find . -name '*.go' -not -path './.venv/*' -not -path './bench/.venv/*' -not -path './build/*')
 
-# The spawn helper is C (cmd/shellport-spawn-helper): the same flags here,
-# in the wheel builder (scripts/build-wheels/targets.py) and in the Go
-# tests (internal/testkit). Static on Linux, so it runs on any libc.
-HELPER        := shellport-spawn-helper
-HELPER_DIR    := cmd/shellport-spawn-helper
-HELPER_SRC    := $(wildcard $(HELPER_DIR)/*.c $(HELPER_DIR)/*.h)
-HELPER_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
-HELPER_LINK   := $(if $(filter Darwin,$(shell uname -s)),,-static) -s
+# The one native build recipe (flags, pins, target versions of the library,
+# the executable and the C spawn helper) is scripts/build-wheels/recipe.json:
+# `make native` builds this machine's files with it through targets.py, as
+# the wheels and GoReleaser do (docs/PACKAGING.md).
+RECIPE       := scripts/build-wheels/recipe.json
+recipe        = $(shell $(PYTHON) -c 'import json, sys; r = json.load(open("$(RECIPE)")); [r := r[k] for k in sys.argv[1:]]; print(r)' $(1))
+NATIVE_BUILD := $(PYTHON) scripts/build-wheels/targets.py native
+HELPER       := shellport-spawn-helper
+HELPER_SRC   := $(wildcard cmd/shellport-spawn-helper/*.c cmd/shellport-spawn-helper/*.h)
 
 # Build tools from PyPI live in their own venv: auditwheel, and zig, whose C
 # compiler builds and checks the macOS spawn helper on Linux (pinned: the
 # compiler is part of what makes the bytes).
 WHEEL_TOOLS     := build/tools-venv
-ZIGLANG_VERSION := 0.15.2
-ZIG             := $(WHEEL_TOOLS)/bin/python -m ziglang
+ZIGLANG_VERSION := $(call recipe,tools ziglang)
+ZIG             := $(CURDIR)/$(WHEEL_TOOLS)/bin/python -m ziglang
 ZIG_STAMP       := $(WHEEL_TOOLS)/.ziglang-$(ZIGLANG_VERSION)
 
-.PHONY: all native venv demo test test-go test-python test-remote lint lint-helper header header-check fuzz clean
+.PHONY: all native venv demo test test-go test-python test-py39 test-remote lint lint-helper lint-darwin recipe-check python-version header header-check fuzz clean
 
 all: native
 
@@ -34,18 +36,14 @@ all: native
 # machine, where the Python package looks for them.
 native: $(NATIVE)/$(LIBNAME) $(NATIVE)/shellport $(NATIVE)/$(HELPER)
 
-$(NATIVE)/$(LIBNAME): $(GOFILES) go.mod go.sum
-	mkdir -p $(NATIVE)
-	$(GO) build -trimpath -buildmode=c-shared -o $@ ./capi
-	mkdir -p build && mv $(NATIVE)/libshellport.h build/libshellport.h
+$(NATIVE)/$(LIBNAME): $(GOFILES) go.mod go.sum $(RECIPE) scripts/build-wheels/glibc217.h
+	$(NATIVE_BUILD) library --out $(NATIVE) --header build/libshellport.h
 
-$(NATIVE)/shellport: $(GOFILES) go.mod go.sum
-	mkdir -p $(NATIVE)
-	CGO_ENABLED=0 $(GO) build -trimpath -o $@ ./cmd/shellport
+$(NATIVE)/shellport: $(GOFILES) go.mod go.sum $(RECIPE)
+	$(NATIVE_BUILD) executable --out $(NATIVE)
 
-$(NATIVE)/$(HELPER): $(HELPER_SRC)
-	mkdir -p $(NATIVE)
-	$(CC) $(HELPER_CFLAGS) $(HELPER_LINK) -o $@ $(HELPER_DIR)/*.c
+$(NATIVE)/$(HELPER): $(HELPER_SRC) $(RECIPE)
+	$(NATIVE_BUILD) helper --out $(NATIVE)
 
 # The checked-in C header is what cgo generates: `make header` refreshes it
 # and `make test` fails when it is stale.
@@ -55,6 +53,12 @@ header: native
 header-check: native
 	@cmp -s build/libshellport.h capi/libshellport.h || (echo "capi/libshellport.h is stale: run make header"; exit 1)
 
+# make test's tools run here and the wheel builder needs tomllib: 3.11+.
+python-version:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "make test needs Python 3.11+ (the wheel builder reads pyproject.toml with tomllib); $(PYTHON) is $$($(PYTHON) -V 2>&1). Set PYTHON=python3.11 or newer. (The package itself runs on 3.9+, and make demo needs only that.)"; exit 1; }
+
+# The dev venv: the package (editable) with pytest, mypy, ruff and hatchling.
 $(VENV)/.installed: python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip
@@ -63,34 +67,79 @@ $(VENV)/.installed: python/pyproject.toml
 
 venv: $(VENV)/.installed
 
-demo: native venv
-	$(VPY) examples/demo.py
+# The demo venv holds the package alone (editable, no extras), as a user
+# would install it; the demo needs nothing else.
+DEMO_VENV := build/demo-venv
+$(DEMO_VENV)/.installed: python/pyproject.toml
+	rm -rf $(DEMO_VENV)
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e python
+	touch $@
 
-lint: venv lint-helper
+demo: native $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/python examples/demo.py
+
+lint: venv lint-helper lint-darwin recipe-check
 	@test -z "$$(gofmt -l $(GOFILES))" || (echo "gofmt would change:"; gofmt -l $(GOFILES); exit 1)
 	$(GO) vet ./...
-	$(VPY) -m ruff check python/src python/tests python/tests-integrations examples
-	$(VPY) -m ruff format --check python/src python/tests python/tests-integrations
+	$(VPY) -m ruff check python/src python/tests python/tests-integrations python/hatch_build.py examples
+	$(VPY) -m ruff format --check python/src python/tests python/tests-integrations python/hatch_build.py
 	@# The integrations import their harnesses, which live only in the
 	@# integrations venv: test-integrations type-checks them there.
 	cd python && ../$(VPY) -m mypy --strict --exclude 'shellport/integrations/' src/shellport
+	@# The package (and what make demo runs) supports Python 3.9: no syntax or
+	@# standard-library use newer than 3.9 (mypy no longer targets 3.9).
+	$(VENV)/bin/vermin -q -t=3.9- --no-tips --violations --eval-annotations \
+		python/src/shellport python/hatch_build.py scripts/build-wheels/targets.py examples/demo.py
 
-# The helper's macOS build (the exec shim, no supervisor) is compiled and
-# linked here too, with zig's clang for both Mac architectures, so a Linux
-# machine catches what would break it; the CI's macOS jobs build it with
-# Apple clang.
+# The spawn helper for every OS/arch this machine can build, from the recipe
+# with warnings as errors: on Linux x86_64 that is static gcc (and the
+# aarch64 cross gcc where installed) and, with zig's clang, both Mac
+# architectures (the exec shim, no supervisor), so a Linux machine catches
+# what would break the macOS build; the CI's macOS jobs build it with Apple
+# clang.
 lint-helper: $(ZIG_STAMP)
-	$(CC) $(HELPER_CFLAGS) -fsyntax-only $(HELPER_DIR)/*.c
-	for target in x86_64-macos.12.0 aarch64-macos.12.0; do \
-	  mkdir -p build/helper-check/$$target && \
-	  $(ZIG) cc -target $$target $(HELPER_CFLAGS) -o build/helper-check/$$target/$(HELPER) $(HELPER_DIR)/*.c || exit 1; \
-	done
+	rm -rf build/helper-check
+	ZIG="$(ZIG)" $(PYTHON) scripts/build-wheels/build.py helpers --out build/helper-check
+
+# go vet ./... as macOS builds it, for darwin/amd64 and darwin/arm64, the
+# cgo packages (the library among them) compiled by zig's clang for macOS
+# (linking the dylib needs Apple's SDK: the macOS runners do that).
+lint-darwin: $(ZIG_STAMP)
+	ZIG="$(ZIG)" $(PYTHON) scripts/build-wheels/build.py vet-darwin
+
+# .goreleaser.yml is written from the recipe (make goreleaser-config).
+recipe-check:
+	$(PYTHON) scripts/build-wheels/build.py goreleaser --check
 
 test-go:
 	$(GO) test -race -count=1 ./...
 
 test-python: native venv
 	$(VPY) -m pytest -q python/tests --ignore=python/tests/remote
+
+# The same tests on Python 3.9, the oldest the package supports: its own
+# python3.9, pyenv's, or Debian 11's packages unpacked under build/python3.9
+# (scripts/python39/fetch.sh says how). pip is bootstrapped from a wheel,
+# since Debian's 3.9 has no ensurepip.
+PY39_DIR   := build/python3.9
+PY39_VENV  := build/py39-venv
+PY39_LIBS  := $(CURDIR)/$(PY39_DIR)/usr/lib/$(shell uname -m)-linux-gnu
+PY39_RUN   := LD_LIBRARY_PATH=$(PY39_LIBS)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}
+$(PY39_VENV)/.installed: python/pyproject.toml scripts/python39/fetch.sh | venv
+	rm -rf $(PY39_VENV) build/py39-wheels
+	py=$$(sh scripts/python39/fetch.sh $(PY39_DIR)) && $(PY39_RUN) $$py -m venv --without-pip $(PY39_VENV)
+	$(VPY) -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
+		--python-version 3.9 --no-deps -d build/py39-wheels pip
+	w=$$(echo build/py39-wheels/pip-*.whl) && $(PY39_RUN) $(PY39_VENV)/bin/python $$w/pip install \
+		--quiet --disable-pip-version-check --no-index $$w
+	$(PY39_RUN) $(PY39_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-e python pytest pytest-asyncio hatchling
+	touch $@
+
+test-py39: native $(PY39_VENV)/.installed
+	$(PY39_RUN) $(PY39_VENV)/bin/python -c 'import sys; assert sys.version_info[:2] == (3, 9), sys.version'
+	$(PY39_RUN) $(PY39_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests --ignore=python/tests/remote
 
 # The runtime inside real sandboxes (python/tests/remote): podman on a rootfs
 # built from this machine's busybox and bash, sshd on 127.0.0.1 with a
@@ -102,7 +151,7 @@ REMOTE_FLAGS ?=
 test-remote: native venv
 	$(VPY) -m pytest -q -rs python/tests/remote $(REMOTE_FLAGS)
 
-test: lint header-check test-go test-python test-integrations test-remote wheel-smoke bench-smoke
+test: python-version lint header-check test-go test-python test-py39 test-integrations test-remote wheel-smoke bench-smoke
 	@echo "all tests passed"
 
 # A short run of every fuzz target (FUZZTIME each; the corpora under

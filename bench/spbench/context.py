@@ -101,8 +101,14 @@ class Context:
         sys.stderr.flush()
 
     def problem(self, case: str, who: str, what: str) -> None:
-        """Record something that went wrong; the report lists every one."""
+        """Record something that went wrong; the report lists every one.
+
+        A smoke run has no peers by design: their "not run" entries are
+        recorded but not printed (the run says so once, at the end).
+        """
         self.problems.append({"case": case, "contender": who, "problem": what})
+        if self.smoke and what.startswith("not run:"):
+            return
         self.progress(f"PROBLEM in {case} / {who}: {what}")
 
     def peer_ok(self, pypi_name: str | None) -> bool:

@@ -5,6 +5,7 @@ package testkit
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,9 +17,35 @@ import (
 	"testing"
 )
 
-// helperSources is where the spawn helper's C sources are, from the module
-// root.
-const helperSources = "cmd/shellport-spawn-helper"
+// recipeFile is the one native build recipe, from the module root: the
+// helper's sources and flags come from it, as they do for make native, the
+// wheels and GoReleaser (docs/PACKAGING.md).
+const recipeFile = "scripts/build-wheels/recipe.json"
+
+// helperRecipe is the part of the recipe a test build of the helper uses.
+type helperRecipe struct {
+	Helper struct {
+		Sources      string   `json:"sources"`
+		CFlags       []string `json:"cflags"`
+		LinuxLDFlags []string `json:"linux_ldflags"`
+	} `json:"helper"`
+}
+
+// readRecipe reads the helper's part of the recipe under root.
+func readRecipe(root string) (helperRecipe, error) {
+	var r helperRecipe
+	b, err := os.ReadFile(filepath.Join(root, recipeFile))
+	if err != nil {
+		return r, fmt.Errorf("read the build recipe: %w", err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("parse %s: %w", recipeFile, err)
+	}
+	if r.Helper.Sources == "" || len(r.Helper.CFlags) == 0 {
+		return r, fmt.Errorf("%s has no helper sources or cflags", recipeFile)
+	}
+	return r, nil
+}
 
 var built struct {
 	once sync.Once
@@ -39,7 +66,8 @@ func SpawnHelper(t testing.TB) string {
 }
 
 // BuildSpawnHelper compiles the spawn helper once per test binary, with the
-// flags of a release build (static on Linux, warnings as errors), into a
+// flags of a release build from the recipe (static on Linux, warnings as
+// errors; not stripped, so a crash has symbols), into a
 // directory named after a hash of its sources and flags under the system's
 // temporary directory, so test binaries that run at the same time share
 // one build and a changed source never runs stale. $CC picks the compiler
@@ -49,16 +77,16 @@ func BuildSpawnHelper() (string, error) {
 	return built.path, built.err
 }
 
-// CFlags are the compiler flags of every build of the helper: the Makefile,
-// the wheel builder and these tests use the same ones.
-var CFlags = []string{"-std=c11", "-O2", "-Wall", "-Wextra", "-Werror"}
-
 func build() (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
 	}
-	srcDir := filepath.Join(root, helperSources)
+	recipe, err := readRecipe(root)
+	if err != nil {
+		return "", err
+	}
+	srcDir := filepath.Join(root, recipe.Helper.Sources)
 	sources, _ := filepath.Glob(filepath.Join(srcDir, "*.c"))
 	headers, _ := filepath.Glob(filepath.Join(srcDir, "*.h"))
 	if len(sources) == 0 {
@@ -68,9 +96,9 @@ func build() (string, error) {
 	if cc == "" {
 		cc = "cc"
 	}
-	args := append([]string{}, CFlags...)
+	args := append([]string{}, recipe.Helper.CFlags...)
 	if runtime.GOOS == "linux" {
-		args = append(args, "-static")
+		args = append(args, recipe.Helper.LinuxLDFlags...)
 	}
 	h := sha256.New()
 	fmt.Fprintln(h, cc, strings.Join(args, " "))

@@ -6,11 +6,13 @@ tested against the real native builds in the other files.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
 
 import shellport
+from shellport._client import Connection
 from shellport._models import parse_tool_result
 
 Msg = dict[str, Any]
@@ -174,3 +176,62 @@ def test_pings_only_when_initialize_asks(heartbeat_ms: int | None) -> None:
     assert len(mock.sent) == sent, "pings went on after close"
     pings = [m for m in mock.sent if m.get("method") == "$/ping"]
     assert all(m == {"jsonrpc": "2.0", "method": "$/ping", "params": {}} for m in pings)
+
+
+# --- structure (issue 11) -------------------------------------------------------------
+
+
+def test_issue11_session_does_not_import_the_runtime() -> None:
+    # Session holds its connection; only Runtime knows Session, not back
+    # (the name Runtime is imported for an annotation, under TYPE_CHECKING).
+    import ast
+    from pathlib import Path
+
+    import shellport._session
+
+    source = Path(shellport._session.__file__).read_text()
+    tree = ast.parse(source)
+    for node in tree.body:  # module level, outside `if TYPE_CHECKING:`
+        if isinstance(node, ast.ImportFrom):
+            assert node.module != "_runtime", ast.unparse(node)
+    assert "self._runtime._" not in source
+
+
+def test_issue11_one_guard_for_closed_and_forked_transports() -> None:
+    class Bare(shellport.BaseTransport):
+        """A custom transport that never calls BaseTransport.__init__."""
+
+        def __init__(self) -> None:
+            pass
+
+        def send(self, message: object) -> None:
+            pass
+
+        def receive(self, timeout: float) -> bytes | None:
+            return None
+
+        def close(self) -> None:
+            self.closed = True
+
+    bare = Bare()
+    assert bare._owner_pid is None
+    rt = shellport.Runtime(transport=bare)
+    conn = Connection(bare)  # what a Runtime does when it opens
+    try:
+        assert bare._owner_pid == os.getpid()
+        bare._owner_pid = os.getpid() + 1  # as it looks in a forked child
+        with pytest.raises(shellport.TransportClosed, match="forked child") as forked:
+            conn.check()
+        assert "create a new Runtime in the child" in str(forked.value)
+        bare._owner_pid = os.getpid()
+    finally:
+        conn.close(shutdown_timeout=0.1)
+    rt.close()
+    mock = shellport.MockTransport(lambda msg: None)
+    mock.close()
+    for transport in (bare, mock):
+        with pytest.raises(shellport.TransportClosed) as closed:
+            transport.check()
+        assert str(closed.value) == (
+            "this shellport runtime is closed and cannot be used again; create a new Runtime"
+        )

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
 import signal
+import subprocess
+import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 import shellport
-from conftest import CONFIG, binary_path, library_path, wait_until
+from conftest import CONFIG, alive, binary_path, library_path, wait_until
 from shellport import _native
+from shellport._client import Connection
 from shellport._transports import cdll
 
 
@@ -78,6 +83,113 @@ def test_close_with_a_call_in_flight(transport: str, tmp_path: Path) -> None:
     assert not t.is_alive(), "a call in flight outlived close()"
     assert len(outcome) == 1
     assert isinstance(outcome[0], shellport.ShellportError)
+
+
+# --- an unclosed Runtime (issue 11) ----------------------------------------------------
+
+
+def test_issue11_unclosed_runtime_warns_and_is_closed(transport: str, tmp_path: Path) -> None:
+    held: list[object] = []  # the only references: emptying it drops the Runtime
+
+    def start() -> Connection:
+        rt = shellport.Runtime(CONFIG, transport)
+        s = rt.session(tmp_path)
+        s.call(
+            "bash",
+            {"command": f"sleep {marker}", "description": "Sleep", "run_in_background": True},
+        )
+        held.extend([rt, s])
+        return rt._connection()
+
+    marker = f"{3000 + (os.getpid() % 997)}.{len(transport)}"
+    conn = start()
+    wait_until(lambda: _sleepers(marker) == 1, "the background sleep to start")
+    pid = conn.transport.pid if isinstance(conn.transport, shellport.StdioTransport) else None
+    with pytest.warns(ResourceWarning, match=f"unclosed <Runtime opened transport='{transport}'>"):
+        held.clear()
+    gc.collect()
+    # Closed, as a file is (on a thread of its own): the connection refuses,
+    # the runtime is gone.
+    wait_until(lambda: conn.transport.closed, "the unclosed runtime's transport to close")
+    assert not conn.usable
+    with pytest.raises(shellport.TransportClosed, match="closed and cannot be used again"):
+        conn.call("tools/list", {})
+    if pid is not None:
+        wait_until(lambda: not alive(pid), "the runtime process to exit")
+    wait_until(lambda: _sleepers(marker) == 0, "the session's process to die with the runtime")
+
+
+def _sleepers(marker: str) -> int:
+    """Live `sleep MARKER` processes on this machine."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", marker.encode()] and alive(int(entry)):
+            count += 1
+    return count
+
+
+def test_issue11_no_warning_for_a_closed_or_never_started_runtime(transport: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        shellport.Runtime(CONFIG, transport)  # never started: holds nothing
+        rt = shellport.Runtime(CONFIG, transport)
+        rt.tools()
+        rt.close()
+        del rt
+        with shellport.Runtime(CONFIG, transport) as rt2:
+            rt2.tools()
+        del rt2
+        gc.collect()
+
+
+def test_issue11_resource_warning_under_w_error(transport: str, tmp_path: Path) -> None:
+    # What a user running `python -W error::ResourceWarning` (or -X dev) sees;
+    # the runtime and what it started are closed even so.
+    script = f"""
+import gc, shellport
+rt = shellport.Runtime({CONFIG!r}, {transport!r})
+rt.session({str(tmp_path)!r}).call("bash", {{"command": "sleep 300 &", "description": "x"}})
+del rt
+gc.collect()
+print("survived")
+"""
+    env = {**os.environ, "SHELLPORT_LIBRARY_PATH": library_path() if transport == "library" else ""}
+    out = subprocess.run(
+        [sys.executable, "-W", "error::ResourceWarning", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "survived" in out.stdout
+    assert f"ResourceWarning: unclosed <Runtime opened transport='{transport}'>" in out.stderr
+
+
+def test_issue11_unclosed_runtime_at_exit(transport: str, tmp_path: Path) -> None:
+    # A Runtime still open when the program ends: the exit hook closes it,
+    # -X dev shows the warning, and the program exits (a finalizer that
+    # started a thread during interpreter shutdown hung it).
+    script = f"""
+import shellport
+rt = shellport.Runtime({CONFIG!r}, {transport!r})
+print(rt.session({str(tmp_path)!r}).call("_echo", {{"x": 1}}).text)
+"""
+    out = subprocess.run(
+        [sys.executable, "-X", "dev", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == '{"x":1}'
+    assert f"ResourceWarning: unclosed <Runtime opened transport='{transport}'>" in out.stderr
 
 
 def test_argv_transport(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from conftest import CONFIG, binary_path, library_path
 from shellport import _native
 from shellport._client import Connection
 from shellport._transports import cdll
+from shellport._transports.selection import Chosen
 
 
 def test_binary_override_that_points_at_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,24 +67,6 @@ def test_transport_variable_steers_auto(monkeypatch: pytest.MonkeyPatch) -> None
 def test_bad_transport_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SHELLPORT_TRANSPORT", "ffi")
     with pytest.raises(shellport.ShellportError, match="SHELLPORT_TRANSPORT='ffi'"):
-        shellport.Runtime(CONFIG)
-
-
-def test_debug_wire_copies_frames_to_stderr(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setenv("SHELLPORT_DEBUG", "wire")
-    with shellport.Runtime(CONFIG, "process") as rt:
-        rt.tools()
-    err = capsys.readouterr().err
-    assert 'shellport wire -> {"jsonrpc":"2.0","id":1,"method":"initialize"' in err
-    assert 'shellport wire <- {"jsonrpc":"2.0","id":1,"result"' in err
-    assert '"method":"tools/list"' in err
-
-
-def test_bad_debug_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SHELLPORT_DEBUG", "everything")
-    with pytest.raises(shellport.ShellportError, match="SHELLPORT_DEBUG"):
         shellport.Runtime(CONFIG)
 
 
@@ -149,12 +132,13 @@ def test_bundled_version_must_match() -> None:
         info = {"protocolVersion": 1, "serverInfo": {"name": "shellport", "version": "9.9.9"}}
         return {"jsonrpc": "2.0", "id": msg["id"], "result": {**info, "profile": "x", "tools": []}}
 
-    conn = Connection(shellport.MockTransport(answer))
+    transport = shellport.MockTransport(answer)
+    conn = Connection(transport)
     try:
         with pytest.raises(shellport.VersionMismatch, match=r"9\.9\.9.*0\.1\.0"):
-            shellport.Runtime()._initialize(conn, check_version=True)
+            shellport.Runtime()._initialize(conn, Chosen(transport, bundled=True))
         # Not for a runtime the caller chose (docker exec, an override).
-        assert shellport.Runtime()._initialize(conn, check_version=False)["profile"] == "x"
+        assert shellport.Runtime()._initialize(conn, Chosen(transport))["profile"] == "x"
     finally:
         conn.close()
 

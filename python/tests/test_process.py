@@ -92,3 +92,63 @@ def test_console_script_runs_the_executable() -> None:
         check=True,
     )
     assert out.stdout.strip() == shellport.__version__
+
+
+def test_python_dash_m_shellport_runs_the_executable() -> None:
+    # Issue 11: `python -m shellport` is the console script.
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "shellport", "version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert out.stdout.strip() == shellport.__version__
+
+
+def _kill_runtime(rt: shellport.Runtime) -> None:
+    transport = rt._connection().transport
+    assert isinstance(transport, shellport.StdioTransport)
+    os.kill(transport.pid, signal.SIGKILL)
+
+
+def test_issue11_leaving_a_session_block_after_the_runtime_died(tmp_path: Path) -> None:
+    # The caller handled ProcessExited inside the block; leaving it must
+    # not raise it a second time (the session died with the runtime).
+    handled = 0
+    with shellport.Runtime(CONFIG, "process") as rt:
+        with rt.session(tmp_path) as s:
+            s.call("_echo", {})
+            _kill_runtime(rt)
+            with pytest.raises(shellport.ProcessExited):
+                s.call("_sleep", {"ms": 60_000})
+            handled += 1
+        assert "closed" in repr(s)
+        s.close()  # still a no-op
+        # Everything else still says what happened.
+        with pytest.raises(shellport.ProcessExited):
+            rt.tools()
+    assert handled == 1
+
+
+async def test_issue11_leaving_an_async_session_block_after_the_runtime_died(
+    tmp_path: Path,
+) -> None:
+    async with shellport.Runtime(CONFIG, "process") as rt, rt.session(tmp_path) as s:
+        _kill_runtime(rt)
+        with pytest.raises(shellport.ProcessExited):
+            await s.acall("_sleep", {"ms": 60_000})
+
+
+def test_issue11_an_unhandled_death_is_the_exception_that_leaves_the_block(
+    tmp_path: Path,
+) -> None:
+    def body(rt: shellport.Runtime) -> None:
+        with rt.session(tmp_path) as s:
+            _kill_runtime(rt)
+            s.call("_sleep", {"ms": 60_000})
+
+    with shellport.Runtime(CONFIG, "process") as rt, pytest.raises(shellport.ProcessExited):
+        body(rt)

@@ -7,8 +7,18 @@
     build.py smoke WHEEL               offline install in a fresh venv, then run
     build.py smoke-qemu WHEEL          aarch64 executable and library under qemu
     build.py native-wheel DIR          print the wheel in DIR for this machine
+    build.py smoke-dist DIR            smoke-test every wheel in DIR this machine
+                                       can run (its own natively, manylinux
+                                       aarch64 under qemu on Linux x86_64)
     build.py helpers [--out DIR]       the spawn helper for every OS/arch this
                                        machine can build (GoReleaser's hook)
+    build.py goreleaser [--check]      write .goreleaser.yml from recipe.json
+                                       (--check: fail when it is stale)
+    build.py goreleaser-identity WHEEL...
+                                       GoReleaser's snapshot build, compared
+                                       byte for byte with the wheels' files
+    build.py vet-darwin                go vet ./... for darwin/amd64 and
+                                       darwin/arm64, cgo through zig's clang
 
 Targets: manylinux-x86_64, manylinux-aarch64, musllinux-x86_64,
 musllinux-aarch64, macos-x86_64, macos-arm64. "all" is every target, and
@@ -21,7 +31,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +40,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True  # keep __pycache__ out of the source tree
 
 import check as checks  # noqa: E402
+import goreleaser  # noqa: E402
 import metadata  # noqa: E402
 import smoke  # noqa: E402
 from binfmt import read_macho  # noqa: E402
@@ -42,19 +53,17 @@ from targets import (  # noqa: E402
     Target,
     build_helper,
     build_natives,
+    go_env,
     helper_toolchain,
+    host_target,
     library_toolchain,
+    zig_cc,
 )
 from wheelfile import Entry, write_wheel  # noqa: E402
 
 
 def native_target() -> str:
-    machine = platform.machine().lower()
-    if sys.platform == "darwin":
-        return "macos-arm64" if machine == "arm64" else "macos-x86_64"
-    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
-    libc = "manylinux" if platform.libc_ver()[0] == "glibc" else "musllinux"
-    return f"{libc}-{arch}"
+    return host_target().name
 
 
 def select(spec: str) -> list[tuple[Target, bool]]:
@@ -184,6 +193,55 @@ def helpers(out: Path) -> None:
         print(f"built {out / key / HELPER}")
 
 
+def smoke_plan(wheels: list[Path]) -> list[tuple[Path, str]]:
+    """What smoke-dist does with each wheel: "smoke", "smoke-qemu", or why not."""
+    native = host_target()
+    plan = []
+    for wheel in sorted(wheels):
+        t = checks.target_of(wheel)
+        if t == native:
+            plan.append((wheel, "smoke"))
+        elif t.name == "manylinux-aarch64" and native.name == "manylinux-x86_64":
+            plan.append((wheel, "smoke-qemu"))
+        else:
+            plan.append((wheel, f"not smoke-tested here: {t.name} does not run on {native.name}"))
+    return plan
+
+
+def smoke_dist(out: Path) -> None:
+    """Smoke-test what this machine can run of the wheels in out, and say what it could not."""
+    plan = smoke_plan(list(out.glob("*.whl")))
+    if not plan:
+        raise BuildError(f"no wheels in {out}")
+    for wheel, action in plan:
+        if action == "smoke":
+            smoke.smoke_venv(wheel)
+        elif action == "smoke-qemu":
+            smoke.smoke_qemu(wheel)
+        else:
+            print(f"note: {wheel.name}: {action}")
+
+
+def vet_darwin() -> None:
+    """go vet every package as macOS builds it, so a macOS-only break shows on Linux.
+
+    cgo packages (the library, the terminal code) are compiled for macOS by
+    zig's clang; linking a dylib needs Apple's SDK, so that is left to the
+    macOS runners.
+    """
+    zig = os.environ.get("ZIG", "").split()
+    if not zig:
+        raise BuildError("vet-darwin needs zig (ZIG='python -m ziglang'; make wheel-tools)")
+    for goarch in ("amd64", "arm64"):
+        env = go_env("darwin", goarch, cgo=True)
+        env["CC"] = " ".join(zig_cc(zig, goarch))
+        started = time.monotonic()
+        proc = subprocess.run(["go", "vet", "./..."], cwd=ROOT, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise BuildError(f"go vet for darwin/{goarch} failed:\n{proc.stderr.strip()}")
+        print(f"go vet ./... for darwin/{goarch} (cgo by zig cc): ok ({time.monotonic() - started:.0f}s)")
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -204,6 +262,13 @@ def main(argv: list[str]) -> int:
     n.add_argument("dir", type=Path)
     h = sub.add_parser("helpers", help="build the spawn helper for every OS/arch this machine can")
     h.add_argument("--out", type=Path, default=ROOT / "build" / "helpers")
+    g = sub.add_parser("goreleaser", help="write .goreleaser.yml from recipe.json")
+    g.add_argument("--check", action="store_true", help="fail if the file is stale, write nothing")
+    gi = sub.add_parser("goreleaser-identity", help="compare GoReleaser's binaries with the wheels'")
+    gi.add_argument("wheels", nargs="+", type=Path)
+    sub.add_parser("vet-darwin", help="go vet ./... for both Mac architectures")
+    sd = sub.add_parser("smoke-dist", help="smoke-test every wheel in DIR this machine can run")
+    sd.add_argument("dir", type=Path)
     args = p.parse_args(argv)
     try:
         if args.cmd == "build":
@@ -223,6 +288,14 @@ def main(argv: list[str]) -> int:
             smoke.smoke_qemu(args.wheel)
         elif args.cmd == "helpers":
             helpers(args.out)
+        elif args.cmd == "goreleaser":
+            goreleaser.write(args.check)
+        elif args.cmd == "goreleaser-identity":
+            goreleaser.identity(args.wheels, checks.target_of)
+        elif args.cmd == "vet-darwin":
+            vet_darwin()
+        elif args.cmd == "smoke-dist":
+            smoke_dist(args.dir)
         elif args.cmd == "native-wheel":
             want = TARGETS[native_target()]
             found = [w for w in sorted(args.dir.glob("*.whl")) if checks.target_of(w) == want]

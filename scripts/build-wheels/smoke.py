@@ -82,6 +82,9 @@ def smoke_venv(wheel: Path) -> None:
                 raise SmokeError(f"pip installed {path} without the execute bit")
         version = _run([str(venv / "bin" / "shellport"), "version"], env, tmp, "shellport version")
         print(f"console script: shellport version -> {version.strip()}")
+        by_module = _run([py, "-m", "shellport", "version"], env, tmp, "python -m shellport version")
+        if by_module.strip() != version.strip():
+            raise SmokeError(f"python -m shellport version printed {by_module!r}, not {version!r}")
         out = _run([str(venv / "bin" / "shellport"), "call", "--config", '{"profile":"persistent"}',
                     "bash", '{"command":"echo from-the-console-script"}'], env, tmp, "shellport call")
         if "from-the-console-script" not in out:

@@ -1,5 +1,11 @@
 """The wheel targets and the reproducible builds of their native files.
 
+Every flag, pin and version that decides the bytes comes from recipe.json
+beside this file, the one native build recipe: ``make native`` builds this
+machine's files with it (``targets.py native``), the wheels are built with it,
+``.goreleaser.yml`` is written from it (``build.py goreleaser``, checked by
+``make lint``), and internal/testkit reads the helper's flags from it.
+
 Every Go file is built with -trimpath, -buildvcs=false and an empty build
 id, stripped at link time (-s -w: never strip or re-sign afterwards, that
 breaks macOS code signatures), with GOFLAGS, GOAMD64 and GOARM64 fixed so
@@ -7,10 +13,14 @@ the environment of the build machine cannot change the bytes. The spawn
 helper is C: static with gcc on Linux (so no libc version applies, and one
 file serves manylinux and musllinux), with clang on a Mac, and with zig's
 clang for Macs on Linux; stripped at link time, from a fixed command line.
+
+Standard library only, Python 3.9+ (``make native`` runs it; building
+wheels needs 3.11 for tomllib, see metadata.py).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shutil
@@ -18,14 +28,16 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-PIN_HEADER = HERE / "glibc217.h"
+RECIPE_FILE = HERE / "recipe.json"
+RECIPE: dict[str, Any] = json.loads(RECIPE_FILE.read_text())
 
 # The macOS release the native files are built for. Go 1.26 itself declares
-# macOS 12 in its executables; the dylib is compiled for the same release.
-MACOS_MIN = "12.0"
+# macOS 12 in its executables; the dylib and the helper are built for the same.
+MACOS_MIN: str = RECIPE["macos_min"]
 
 EXE = "shellport"
 HELPER = "shellport-spawn-helper"
@@ -36,10 +48,12 @@ CROSS_PACKAGES = {
     "x86_64-linux-gnu-gcc": "gcc-x86-64-linux-gnu libc6-dev-amd64-cross",
 }
 
-# The spawn helper's sources and flags; the Makefile and internal/testkit use
-# the same flags.
-HELPER_SOURCES = sorted((ROOT / "cmd" / "shellport-spawn-helper").glob("*.c"))
-HELPER_CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror"]
+# The spawn helper's sources and flags (internal/testkit reads the same).
+HELPER_SOURCES = sorted((ROOT / RECIPE["helper"]["sources"]).glob("*.c"))
+HELPER_CFLAGS: list[str] = RECIPE["helper"]["cflags"]
+
+GO_ARCH = {"amd64": "x86_64", "arm64": "arm64"}  # Apple's and the wheel tags' spelling
+LINUX_ARCH = {"amd64": "x86_64", "arm64": "aarch64"}  # GNU triplets', zig's, uname's
 
 
 class BuildError(Exception):
@@ -85,14 +99,37 @@ TARGETS = {
 }
 
 
+def host_goarch() -> str:
+    machine = platform.machine().lower()
+    return {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        machine, machine)
+
+
+def linux_cc(goarch: str) -> str:
+    """The C compiler for Linux/goarch on this (Linux) host: gcc, or the GNU cross gcc."""
+    if goarch == host_goarch():
+        return RECIPE["cc"]["linux_native"]
+    return RECIPE["cc"]["linux_cross"].format(arch=LINUX_ARCH[goarch])
+
+
+def darwin_cc(goarch: str) -> list[str]:
+    """Apple clang's argv for darwin/goarch."""
+    return [a.format(arch=GO_ARCH[goarch], macos_min=MACOS_MIN) for a in RECIPE["cc"]["darwin"]]
+
+
+def zig_cc(zig: list[str], goarch: str) -> list[str]:
+    """zig's clang for darwin/goarch (the helper's macOS build on Linux)."""
+    return [*zig, *(a.format(zig_arch=LINUX_ARCH[goarch], macos_min=MACOS_MIN)
+                    for a in RECIPE["cc"]["darwin_zig"])]
+
+
 def library_toolchain(t: Target) -> tuple[list[str] | None, str]:
     """Return (CC argv, "") for building t's shared library here, or (None, why not)."""
     host = sys.platform
     if t.goos == "linux":
         if host != "linux":
             return None, "Linux libraries are built on Linux"
-        native = {"amd64": "x86_64", "arm64": "aarch64"}[t.goarch] == platform.machine()
-        cc = "gcc" if native else f"{t.arch}-linux-gnu-gcc"
+        cc = linux_cc(t.goarch)
         if shutil.which(cc) is None:
             pkgs = CROSS_PACKAGES.get(cc, "a C compiler")
             return None, f"{cc} is not installed (apt-get install {pkgs})"
@@ -100,8 +137,7 @@ def library_toolchain(t: Target) -> tuple[list[str] | None, str]:
     if t.goos == "darwin":
         if host != "darwin" or shutil.which("clang") is None:
             return None, "the dylib needs a macOS C toolchain (built on a macOS runner)"
-        arch = {"amd64": "x86_64", "arm64": "arm64"}[t.goarch]
-        return ["clang", "-arch", arch, f"-mmacosx-version-min={MACOS_MIN}"], ""
+        return darwin_cc(t.goarch), ""
     return None, f"no shared library for {t.goos}"
 
 
@@ -111,18 +147,15 @@ def helper_toolchain(t: Target) -> tuple[list[str] | None, str]:
     if t.goos == "linux":
         if host != "linux":
             return None, "the Linux helper is built on Linux (static, with gcc)"
-        native = {"amd64": "x86_64", "arm64": "aarch64"}[t.goarch] == platform.machine()
-        cc = "gcc" if native else f"{t.arch}-linux-gnu-gcc"
+        cc = linux_cc(t.goarch)
         if shutil.which(cc) is None:
             return None, f"{cc} is not installed (apt-get install {CROSS_PACKAGES.get(cc, 'gcc')})"
-        return [cc, "-static"], ""
-    arch = {"amd64": "x86_64", "arm64": "arm64"}[t.goarch]
+        return [cc, *RECIPE["helper"]["linux_ldflags"]], ""
     if host == "darwin" and shutil.which("clang") is not None:
-        return ["clang", "-arch", arch, f"-mmacosx-version-min={MACOS_MIN}"], ""
+        return darwin_cc(t.goarch), ""
     zig = os.environ.get("ZIG", "").split()
     if zig:
-        zarch = {"amd64": "x86_64", "arm64": "aarch64"}[t.goarch]
-        return [*zig, "cc", "-target", f"{zarch}-macos.{MACOS_MIN}"], ""
+        return zig_cc(zig, t.goarch), ""
     return None, ("the macOS helper needs clang on a Mac, or zig elsewhere "
                   "(make wheel-tools installs it; ZIG='python -m ziglang' names it)")
 
@@ -133,34 +166,45 @@ def build_helper(t: Target, out: Path) -> None:
     if cc is None:
         raise BuildError(f"{t.name}: cannot build {HELPER}: {why}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if k not in ("CFLAGS", "LDFLAGS", "CPATH", "LIBRARY_PATH")}
-    proc = subprocess.run([*cc, *HELPER_CFLAGS, "-s", "-o", str(out), *map(str, HELPER_SOURCES)],
-                          cwd=ROOT, env=env, capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k not in RECIPE["helper"]["cleared_env"]}
+    argv = [*cc, *HELPER_CFLAGS, *RECIPE["helper"]["release_ldflags"], "-o", str(out),
+            *map(str, HELPER_SOURCES)]
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise BuildError(f"building {HELPER} for {t.name} failed ({' '.join(cc)}):\n{proc.stderr.strip()}")
 
 
-def _go_env(goos: str, goarch: str, cgo: bool) -> dict[str, str]:
+def go_env(goos: str, goarch: str, cgo: bool) -> dict[str, str]:
+    """The environment of every go build: the caller's, less what could change the bytes."""
     env = dict(os.environ)
-    for var in ("CC", "CXX", "CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_LDFLAGS", "GOFLAGS", "GOEXPERIMENT"):
+    for var in RECIPE["go"]["cleared_env"]:
         env.pop(var, None)
-    env.update(
-        GOOS=goos,
-        GOARCH=goarch,
-        CGO_ENABLED="1" if cgo else "0",
-        GOFLAGS="-mod=readonly",
-        GOAMD64="v1",
-        GOARM64="v8.0",
-    )
+    env.update(RECIPE["go"]["env"])
+    env.update(GOOS=goos, GOARCH=goarch, CGO_ENABLED="1" if cgo else "0")
     return env
 
 
-def _ldflags(extra: str = "") -> str:
-    return "-ldflags=-s -w -buildid=" + (f" {extra}" if extra else "")
+def ldflags(goos: str, library: bool) -> str:
+    """The -ldflags value (without the flag)."""
+    flags = RECIPE["go"]["ldflags"]
+    if library and goos == "darwin":
+        # The default install name is the build path, which would make the
+        # bytes depend on where the tree is checked out.
+        flags += " -extldflags=" + RECIPE["library"]["darwin_extldflags"]
+    return flags
+
+
+def library_cflags(goos: str, root: str | Path = ROOT) -> list[str]:
+    """CGO_CFLAGS of the shared library; root is where the pin header is found."""
+    cflags = list(RECIPE["library"]["cflags"])
+    if goos == "linux":
+        # Bind glibc symbols to their manylinux2014 versions (see glibc217.h).
+        cflags += ["-include", f"{root}/{RECIPE['library']['linux_include']}"]
+    return cflags
 
 
 def _run_go(args: list[str], env: dict[str, str], what: str) -> None:
-    proc = subprocess.run(["go", "build", "-trimpath", "-buildvcs=false", *args],
+    proc = subprocess.run(["go", "build", *RECIPE["go"]["flags"], *args],
                           cwd=ROOT, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise BuildError(f"go build of {what} failed:\n{proc.stderr.strip()}")
@@ -169,31 +213,31 @@ def _run_go(args: list[str], env: dict[str, str], what: str) -> None:
 def build_executable(goos: str, goarch: str, pkg: str, out: Path) -> None:
     """Build a pure-Go executable (CGO_ENABLED=0)."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    _run_go([_ldflags(), "-o", str(out), pkg], _go_env(goos, goarch, cgo=False),
-            f"{pkg} for {goos}/{goarch}")
+    _run_go([f"-ldflags={ldflags(goos, library=False)}", "-o", str(out), pkg],
+            go_env(goos, goarch, cgo=False), f"{pkg} for {goos}/{goarch}")
 
 
-def build_library(t: Target, cc: list[str], out: Path) -> None:
-    """Build the c-shared library for t with the C compiler cc."""
+def build_library(t: Target, cc: list[str], out: Path, header: Path | None = None) -> None:
+    """Build the c-shared library for t with the C compiler cc.
+
+    cgo writes a C header beside it: moved to header if given, else removed
+    (the checked-in capi/libshellport.h is the published one).
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
-    env = _go_env(t.goos, t.goarch, cgo=True)
+    env = go_env(t.goos, t.goarch, cgo=True)
     env["CC"] = " ".join(cc)
-    cflags = ["-O2", "-g0"]
-    extld = ""
-    if t.goos == "linux":
-        # Bind glibc symbols to their manylinux2014 versions (see glibc217.h).
-        cflags += ["-include", str(PIN_HEADER)]
-    else:
+    env["CGO_CFLAGS"] = " ".join(library_cflags(t.goos))
+    if t.goos == "darwin":
         env["MACOSX_DEPLOYMENT_TARGET"] = MACOS_MIN
-        # The default install name is the build path, which would make the
-        # bytes depend on where the tree is checked out.
-        extld = "-extldflags=-Wl,-install_name,@rpath/libshellport.dylib"
-    env["CGO_CFLAGS"] = " ".join(cflags)
-    _run_go(["-buildmode=c-shared", _ldflags(extld), "-o", str(out), "./capi"], env,
-            f"the shared library for {t.goos}/{t.goarch}")
-    header = out.with_suffix(".h")
-    if header.exists():
-        header.unlink()  # the checked-in capi/libshellport.h is the published one
+    _run_go(["-buildmode=c-shared", f"-ldflags={ldflags(t.goos, library=True)}", "-o", str(out),
+             RECIPE["library"]["package"]], env, f"the shared library for {t.goos}/{t.goarch}")
+    generated = out.with_suffix(".h")
+    if generated.exists():
+        if header is not None:
+            header.parent.mkdir(parents=True, exist_ok=True)
+            generated.replace(header)
+        else:
+            generated.unlink()
 
 
 def build_natives(t: Target, stage: Path, *, with_library: bool) -> dict[str, Path]:
@@ -202,7 +246,7 @@ def build_natives(t: Target, stage: Path, *, with_library: bool) -> dict[str, Pa
     files: dict[str, Path] = {}
     exe = d / EXE
     if not exe.exists():
-        build_executable(t.goos, t.goarch, "./cmd/shellport", exe)
+        build_executable(t.goos, t.goarch, RECIPE["executable"]["package"], exe)
     files[EXE] = exe
     helper = d / HELPER
     if not helper.exists():
@@ -217,3 +261,63 @@ def build_natives(t: Target, stage: Path, *, with_library: bool) -> dict[str, Pa
             build_library(t, cc, lib)
         files[t.libname] = lib
     return files
+
+
+def host_target() -> Target:
+    """The target of this machine (the wheel pip would pick here)."""
+    machine = platform.machine().lower()
+    if sys.platform == "darwin":
+        return TARGETS["macos-arm64" if machine == "arm64" else "macos-x86_64"]
+    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+    libc = "manylinux" if platform.libc_ver()[0] == "glibc" else "musllinux"
+    name = f"{libc}-{arch}"
+    if name not in TARGETS:
+        raise BuildError(f"shellport has no target for this machine ({name})")
+    return TARGETS[name]
+
+
+def build_host(out: Path, what: str, header: Path | None = None) -> Path:
+    """Build one native file of this machine into out/ (make native): "library",
+    "executable" or "helper"; return its path."""
+    t = host_target()
+    if what == "executable":
+        path = out / EXE
+        build_executable(t.goos, t.goarch, RECIPE["executable"]["package"], path)
+    elif what == "helper":
+        path = out / HELPER
+        build_helper(t, path)
+    elif what == "library":
+        if not t.library:
+            raise BuildError(f"{t.name} has no shared library (golang/go#54805)")
+        cc, why = library_toolchain(t)
+        if cc is None:
+            raise BuildError(f"{t.name}: cannot build {t.libname}: {why}")
+        path = out / t.libname
+        build_library(t, cc, path, header=header)
+    else:
+        raise BuildError(f"unknown native file {what!r}: library, executable or helper")
+    return path
+
+
+def main(argv: list[str]) -> int:
+    """targets.py native {library,executable,helper} --out DIR [--header FILE] (make native)."""
+    import argparse
+
+    p = argparse.ArgumentParser(description="build one native file of this machine with the recipe")
+    p.add_argument("cmd", choices=["native"])
+    p.add_argument("what", choices=["library", "executable", "helper"])
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--header", type=Path, default=None,
+                   help="where to put the C header cgo generates (library only)")
+    args = p.parse_args(argv)
+    try:
+        build_host(args.out, args.what, header=args.header)
+    except BuildError as exc:
+        print(f"build-wheels: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.dont_write_bytecode = True
+    sys.exit(main(sys.argv[1:]))

@@ -179,3 +179,67 @@ def test_linux_helper_must_be_static(tmp_path: Path) -> None:
     wheel = assemble_linux(tmp_path / "bad", linux_natives(tmp_path, elf(dynamic=True)))
     with pytest.raises(check.CheckError, match="shellport-spawn-helper must be static"):
         check.check(wheel)
+
+
+# --- issue 11: one recipe, and `make wheels WHEEL_TARGETS=...` -----------------------
+
+import goreleaser  # noqa: E402
+import targets  # noqa: E402
+
+
+def _fake_wheels(tmp_path: Path, *names: str) -> list[Path]:
+    out = []
+    for name in names:
+        t = TARGETS[name]
+        plat = t.platform if t.platform != "macosx" else f"macosx_12_0_{t.arch}"
+        wheel = tmp_path / f"shellport-0.1.0-py3-none-{plat}.whl"
+        wheel.write_bytes(b"")
+        out.append(wheel)
+    return out
+
+
+def test_issue11_fewer_targets_smoke_only_what_runs_here(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `make wheels WHEEL_TARGETS=...` used to smoke-test the native wheel and
+    # the aarch64 one whether or not they were built.
+    host = targets.host_target().name
+    others = [n for n in TARGETS if n != host]
+    wheels = _fake_wheels(tmp_path, host, others[0])
+    plan = dict(build.smoke_plan(wheels))
+    assert plan[wheels[0]] == "smoke"
+    assert plan[wheels[1]] in ("smoke-qemu",) or plan[wheels[1]].startswith("not smoke-tested here")
+    # Nothing that runs here: a note per wheel, not a failure on a missing file.
+    only_foreign = tmp_path / "foreign"
+    only_foreign.mkdir()
+    foreign = [n for n in others if not (n == "manylinux-aarch64" and host == "manylinux-x86_64")]
+    _fake_wheels(only_foreign, foreign[-1])
+    build.smoke_dist(only_foreign)
+    assert "not smoke-tested here" in capsys.readouterr().out
+    with pytest.raises(BuildError, match="no wheels"):
+        build.smoke_dist(tmp_path / "empty")
+
+
+def test_issue11_goreleaser_config_is_written_from_the_recipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert goreleaser.render() == goreleaser.CONFIG.read_text()  # make lint checks this too
+    text = goreleaser.render()
+    recipe = targets.RECIPE
+    assert f'ldflags: ["{recipe["go"]["ldflags"]}"]' in text
+    assert f'MACOSX_DEPLOYMENT_TARGET={recipe["macos_min"]}' in text
+    assert recipe["library"]["linux_include"] in text
+    # A changed recipe changes the config (and so fails make lint until rewritten).
+    monkeypatch.setitem(recipe["go"]["env"], "GOAMD64", "v3")
+    assert "goamd64: [v3]" in goreleaser.render()
+
+
+def test_issue11_one_recipe_for_every_build() -> None:
+    # Nothing outside the recipe spells the flags: the Makefile, GoReleaser's
+    # config (written from it) and the Go tests' helper build read it.
+    root = targets.ROOT
+    makefile = (root / "Makefile").read_text() + (root / "scripts/build-wheels/wheels.mk").read_text()
+    testkit = (root / "internal/testkit/spawnhelper.go").read_text()
+    for flag in ["-Werror", "-buildid=", "GOAMD64", "mmacosx-version-min", "-static"]:
+        assert flag not in makefile, flag
+    assert "-Werror" not in testkit and "recipe.json" in testkit
+    for flag in targets.HELPER_CFLAGS:
+        assert flag in targets.RECIPE["helper"]["cflags"]

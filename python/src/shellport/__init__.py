@@ -14,7 +14,9 @@ or run as a child process (locally, or inside a sandbox through ``docker exec
 
 Environment variables (all ignored with ``Runtime(trust_env=False)``):
 ``SHELLPORT_LIBRARY_PATH``, ``SHELLPORT_BINARY_PATH``, ``SHELLPORT_TRANSPORT``
-(``library`` | ``process``) and ``SHELLPORT_DEBUG=wire``.
+(``library`` | ``process``) and ``SHELLPORT_DEBUG`` (``1`` | ``wire``). The
+package logs through ``logging``: the ``shellport`` logger, and
+``shellport.wire`` for every protocol frame, both at DEBUG.
 """
 
 from . import remote

@@ -1,4 +1,4 @@
-"""The ``shellport`` console script: runs the bundled executable with the given arguments."""
+"""The ``shellport`` console script (and ``python -m shellport``): runs the bundled executable."""
 
 from __future__ import annotations
 

@@ -6,6 +6,9 @@ the request each reply answers. ``Session.call`` waits on that future (in
 short slices, so Ctrl-C gets through) and ``Session.acall`` awaits it through
 ``asyncio.wrap_future``. If the transport dies, every pending future fails
 with the transport's exception and so does every later request.
+
+Frames are logged at DEBUG on the ``shellport.wire`` logger (see
+docs/environment-variables.md); nothing is formatted unless it is enabled.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ import concurrent.futures
 import contextlib
 import itertools
 import json
+import logging
 import os
-import sys
 import threading
 import weakref
 from collections import deque
@@ -33,7 +36,7 @@ from ._exceptions import (
     TransportError,
     _rpc_error,
 )
-from ._transports.base import BaseTransport, encode
+from ._transports.base import CLOSED, BaseTransport, encode
 
 RECEIVE_SLICE = 0.2  # seconds one receive may block; bounds shutdown latency
 WAIT_SLICE = 0.25  # seconds one wait on a future may block before signals run
@@ -42,6 +45,9 @@ _WIRE_CLIP = 64 << 10
 PING_METHOD = "$/ping"  # what the heartbeat sends (docs/PROTOCOL.md)
 
 Result = dict[str, Any]
+
+log = logging.getLogger("shellport")
+wire_log = logging.getLogger("shellport.wire")
 
 
 @dataclass
@@ -54,18 +60,18 @@ class _Pending:
 class Connection:
     """A JSON-RPC client over one transport."""
 
-    def __init__(self, transport: BaseTransport, *, debug_wire: bool = False) -> None:
+    def __init__(self, transport: BaseTransport) -> None:
         self.transport = transport
-        self._debug_wire = debug_wire
-        self._pid = os.getpid()
+        transport._bind()  # a custom transport that did not call BaseTransport.__init__
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
         self._notices: dict[str, deque[str]] = {}
         self._dead: TransportError | None = None
         self._stopping = False
-        self._closing = threading.Event()  # stops the heartbeat
-        self.forked = False
+        self._closing = threading.Event()  # set by close(); stops the heartbeat
+        self._close_lock = threading.Lock()
+        self._closed = False
         self._reader = threading.Thread(
             target=self._read_loop, name="shellport-reader", daemon=True
         )
@@ -74,22 +80,28 @@ class Connection:
 
     # --- usability -----------------------------------------------------------------
 
+    @property
+    def forked(self) -> bool:
+        """True in a process forked after this connection opened."""
+        return self.transport.forked
+
+    @property
+    def closing(self) -> bool:
+        """True once close() has begun."""
+        return self._closing.is_set()
+
+    @property
+    def usable(self) -> bool:
+        """False once the connection is closed, dead or inherited through fork()."""
+        return not (self._closing.is_set() or self._dead is not None or self.forked)
+
     def check(self) -> None:
         """Raise if this connection can no longer carry requests.
 
         It must not take a lock first: after fork() a lock may be held by a
         thread that does not exist in the child.
         """
-        if self.forked or os.getpid() != self._pid:
-            if self.transport.name == "library":
-                why = "the Go runtime inside the shared library does not survive fork()"
-            else:
-                why = "its reader thread did not survive fork(), and its pipes are the parent's"
-            raise TransportClosed(
-                f"this shellport Runtime was opened in process {self._pid} and cannot be "
-                f"used in its forked child {os.getpid()}: {why}. Create a new Runtime in the "
-                "child; transport 'auto' picks one that works there."
-            )
+        self.transport.check()  # fork(), or a transport closed under us
         dead = self._dead
         if dead is not None:
             raise _copy(dead)
@@ -226,8 +238,8 @@ class Connection:
     # --- the wire ------------------------------------------------------------------
 
     def _send(self, data: bytes) -> None:
-        if self._debug_wire:
-            _wire("->", data)
+        if wire_log.isEnabledFor(logging.DEBUG):
+            wire_log.debug("-> %s", _wire_text(data))
         self.transport.send(data)
 
     def _read_loop(self) -> None:
@@ -235,15 +247,17 @@ class Connection:
             try:
                 data = self.transport.receive(RECEIVE_SLICE)
             except TransportError as exc:
-                self._die(TransportClosed("the Runtime was closed") if self._stopping else exc)
+                if not self._stopping:
+                    log.debug("the connection over %s ended: %s", self.transport.name, exc)
+                self._die(TransportClosed(CLOSED) if self._stopping else exc)
                 return
             except Exception as exc:  # the reader must never die silently
                 self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
                 return
             if data is None:
                 continue
-            if self._debug_wire:
-                _wire("<-", data)
+            if wire_log.isEnabledFor(logging.DEBUG):
+                wire_log.debug("<- %s", _wire_text(data))
             try:
                 self._dispatch(data)
             except ProtocolError as exc:
@@ -321,12 +335,24 @@ class Connection:
     # --- closing -------------------------------------------------------------------
 
     def close(self, shutdown_timeout: float = 5.0) -> None:
-        """Shut the runtime down politely, close the transport, stop the reader."""
+        """Shut the runtime down politely, close the transport, stop the reader.
+
+        Safe to call twice and from two threads at once (an unclosed
+        Runtime's finalizer and the exit hook): the second waits for the
+        first to finish.
+        """
         _live.discard(self)
         self._closing.set()
-        if self.forked or os.getpid() != self._pid:
+        if self.forked:
             self.transport.close()  # transports never touch a parent's runtime
             return
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._close(shutdown_timeout)
+
+    def _close(self, shutdown_timeout: float) -> None:
         # Calls still in flight are given up: close kills what they run, so
         # cancelling them first lets shutdown answer at once instead of
         # waiting for each call (or for shutdown_timeout).
@@ -347,7 +373,7 @@ class Connection:
             self.transport.close()
         finally:
             self._reader.join(RECEIVE_SLICE * 10)
-            self._die(TransportClosed("the Runtime was closed"))
+            self._die(TransportClosed(CLOSED))
 
 
 def _settle(
@@ -377,12 +403,11 @@ def _clip(data: bytes) -> str:
     return text + ("…" if len(data) > 200 else "")
 
 
-def _wire(direction: str, data: bytes) -> None:
+def _wire_text(data: bytes) -> str:
     text = data[:_WIRE_CLIP].decode("utf-8", "replace")
     if len(data) > _WIRE_CLIP:
         text += f"… ({len(data)} bytes)"
-    sys.stderr.write(f"shellport wire {direction} {text}\n")
-    sys.stderr.flush()
+    return text
 
 
 # Live connections, so a fork can mark them and exit can close them.
@@ -390,8 +415,8 @@ _live: weakref.WeakSet[Connection] = weakref.WeakSet()
 
 
 def _after_fork_in_child() -> None:
-    for conn in list(_live):
-        conn.forked = True
+    # The parent's connections are the parent's: exit must not close them
+    # here (BaseTransport.check refuses their use by the process id).
     _live.clear()
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ProtocolError
+
+if TYPE_CHECKING:
+    from ._client import Connection
 
 __all__ = ["ToolResult"]
 
@@ -74,3 +77,19 @@ def parse_tool_result(result: Mapping[str, Any]) -> ToolResult:
         content=list(content),
         raw=dict(result),
     )
+
+
+def list_tools(
+    conn: Connection, format: str, strict: bool, session: str | None
+) -> list[dict[str, Any]]:
+    """tools/list over conn: the runtime's definitions, or one session's."""
+    params: dict[str, Any] = {"format": format}
+    if strict:
+        params["strict"] = True
+    if session is not None:
+        params["session"] = session
+    result = conn.call("tools/list", params)
+    tools = result.get("tools")
+    if not isinstance(tools, list):
+        raise ProtocolError(f"tools/list answered without a tools list: {result!r:.200}")
+    return tools

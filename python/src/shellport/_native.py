@@ -11,7 +11,8 @@ environment variable, then the file in the package's ``_native/`` directory.
 ``SHELLPORT_TRANSPORT``
     ``library`` or ``process``: what ``transport="auto"`` picks.
 ``SHELLPORT_DEBUG``
-    ``wire`` copies every protocol frame, both ways, to standard error.
+    ``1`` sends the ``shellport`` logger to standard error at DEBUG,
+    ``wire`` every protocol frame too (see ``_debug.py``).
 
 An override that points at nothing raises, naming the variable and the path.
 
@@ -34,16 +35,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import _debug
+from ._debug import ENV_DEBUG
 from ._exceptions import BinaryNotFound, LibraryNotFound, ShellportError
 
 ENV_LIBRARY = "SHELLPORT_LIBRARY_PATH"
 ENV_BINARY = "SHELLPORT_BINARY_PATH"
 ENV_TRANSPORT = "SHELLPORT_TRANSPORT"
-ENV_DEBUG = "SHELLPORT_DEBUG"
 ENV_SPAWN_HELPER = "SHELLPORT_SPAWN_HELPER"
 
 TRANSPORTS = ("library", "process")
-DEBUG_VALUES = ("wire",)
 
 NATIVE_DIR = Path(__file__).resolve().parent / "_native"
 BINARY_NAME = "shellport"
@@ -64,7 +65,8 @@ class Settings:
     library_path: str | None = None
     binary_path: str | None = None
     transport: str | None = None
-    debug_wire: bool = False
+    #: From SHELLPORT_DEBUG: None, "debug" or "wire" (see _debug.py).
+    debug: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,18 +88,14 @@ def read_settings(trust_env: bool, environ: Mapping[str, str] | None = None) -> 
             f"{ENV_TRANSPORT}={transport!r} is not a transport shellport knows; "
             f"set it to one of {', '.join(TRANSPORTS)}, or unset it."
         )
-    debug = {word.strip() for word in env.get(ENV_DEBUG, "").split(",") if word.strip()}
-    unknown = sorted(debug - set(DEBUG_VALUES))
-    if unknown:
-        raise ShellportError(
-            f"{ENV_DEBUG}={env.get(ENV_DEBUG)!r} names {', '.join(map(repr, unknown))}, "
-            f"which shellport does not know; the valid value is {', '.join(DEBUG_VALUES)}."
-        )
+    debug = _debug.parse(env.get(ENV_DEBUG, ""))
+    if debug is not None:
+        _debug.enable(debug)
     return Settings(
         library_path=env.get(ENV_LIBRARY) or None,
         binary_path=env.get(ENV_BINARY) or None,
         transport=transport,
-        debug_wire="wire" in debug,
+        debug=debug,
     )
 
 

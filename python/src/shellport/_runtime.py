@@ -2,38 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import logging
 import os
+import sys
 import threading
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Union
 
 from . import _native
 from ._client import Connection
-from ._exceptions import (
-    LibraryNotFound,
-    ProcessExited,
-    ProtocolError,
-    TransportClosed,
-    TransportError,
-    VersionMismatch,
-)
+from ._exceptions import ProcessExited, ProtocolError, TransportClosed, VersionMismatch
+from ._models import list_tools
 from ._session import Session
-from ._transports import cdll
-from ._transports.base import BaseTransport
-from ._transports.cdll import CDLLTransport
-from ._transports.stdio import StdioTransport
+from ._transports.base import CLOSED
+from ._transports.selection import Chosen, TransportSpec, check_spec, open_transport
 from ._version import __version__
-from .remote._command import Command
 
 __all__ = ["Runtime"]
 
 PROTOCOL_VERSION = 1
 INITIALIZE_TIMEOUT = 60.0  # seconds; generous for `docker exec` and cold caches
 
-TransportSpec = Union[str, Sequence[str], BaseTransport, Command]
 StrPath = Union[str, "os.PathLike[str]"]
+
+log = logging.getLogger("shellport")
 
 
 class _State(enum.Enum):
@@ -47,7 +43,10 @@ class Runtime:
 
     ``config`` is the runtime config (``{"profile": "persistent", "tools":
     {...}}``). ``transport`` is ``"auto"`` (the shared library when it loads
-    safely here, else the bundled executable), ``"library"``, ``"process"``, an
+    safely here, else the bundled executable: not on musl, not after fork(),
+    not under an address-space limit such as ``ulimit -v``, where an explicit
+    ``"library"`` can abort the process with ``runtime/cgo: pthread_create
+    failed``), ``"library"``, ``"process"``, an
     argv that speaks the protocol on stdio (``["docker", "exec", "-i", ctr,
     "/opt/shellport/shellport", "serve"]``), a ``shellport.remote`` Command
     (``shellport.remote.docker(ctr, install=True)``: the same argv, plus a
@@ -57,7 +56,9 @@ class Runtime:
 
     The runtime starts on first use (or on ``with``). Close it with
     ``close()``, ``aclose()`` or a ``with`` / ``async with`` block: that kills
-    every process its tools started. A closed Runtime cannot be reopened.
+    every process its tools started. A closed Runtime cannot be reopened. A
+    started Runtime that is garbage-collected unclosed warns with
+    ResourceWarning (as an unclosed file does) and is closed then.
     """
 
     def __init__(
@@ -75,7 +76,7 @@ class Runtime:
                 f"not {type(config).__name__}"
             )
         self._config = dict(config) if config is not None else None
-        self._transport_spec = _check_transport(transport)
+        self._transport_spec = check_spec(transport)
         self._settings = _native.read_settings(trust_env)
         self._trust_env = trust_env
         self._library_path = library_path
@@ -86,8 +87,8 @@ class Runtime:
         self._info: dict[str, Any] = {}
         # Whether sessions start from this process's current environment:
         # true when the runtime runs on this host (library or bundled
-        # executable), false for an argv or transport instance.
-        self._host_env = isinstance(self._transport_spec, str)
+        # executable), false for an argv, a Command or a transport instance.
+        self._host_env = False
 
     # --- what the runtime said about itself ----------------------------------------
 
@@ -176,7 +177,11 @@ class Runtime:
         conn.watch_session(session_id)
         in_force = result.get("sandbox")
         return Session(
-            self, session_id, session_cwd, dict(in_force) if isinstance(in_force, dict) else None
+            self,
+            conn,
+            session_id,
+            session_cwd,
+            dict(in_force) if isinstance(in_force, dict) else None,
         )
 
     def tools(self, format: str = "mcp", *, strict: bool = False) -> list[dict[str, Any]]:
@@ -189,19 +194,7 @@ class Runtime:
         change files end with one line saying where the model may write and
         whether it has network; ``Session.tools`` words it for one session.
         """
-        return self._tools(format, strict, None)
-
-    def _tools(self, format: str, strict: bool, session: str | None) -> list[dict[str, Any]]:
-        params: dict[str, Any] = {"format": format}
-        if strict:
-            params["strict"] = True
-        if session is not None:
-            params["session"] = session
-        result = self._connection().call("tools/list", params)
-        tools = result.get("tools")
-        if not isinstance(tools, list):
-            raise ProtocolError(f"tools/list answered without a tools list: {result!r:.200}")
-        return tools
+        return list_tools(self._connection(), format, strict, None)
 
     def close(self) -> None:
         """Shut the runtime down, killing every process it started. Safe to call twice."""
@@ -218,6 +211,7 @@ class Runtime:
             conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
+            log.debug("the runtime over the %s transport is closed", conn.transport.name)
 
     async def aclose(self) -> None:
         """close() for asyncio, without blocking the event loop."""
@@ -234,9 +228,7 @@ class Runtime:
             return conn
         with self._lock:
             if self._state is _State.CLOSED:
-                raise TransportClosed(
-                    "This Runtime is closed and cannot be used again; create a new Runtime."
-                )
+                raise TransportClosed(CLOSED)
             if self._conn is None:
                 self._conn, self._info = self._open()
                 self._state = _State.OPENED
@@ -247,20 +239,33 @@ class Runtime:
         return self._info
 
     def _open(self) -> tuple[Connection, dict[str, Any]]:
-        transport, check_version = self._make_transport()
-        conn = Connection(transport, debug_wire=self._settings.debug_wire)
+        chosen = open_transport(
+            self._transport_spec,
+            self._settings,
+            library_path=self._library_path,
+            binary_path=self._binary_path,
+            trust_env=self._trust_env,
+        )
+        conn = Connection(chosen.transport)
         try:
-            info = self._initialize(conn, check_version)
+            info = self._initialize(conn, chosen)
         except BaseException:
             conn.close(shutdown_timeout=1.0)
             raise
+        self._host_env = chosen.host
         heartbeat = info.get("heartbeatMs")
         if isinstance(heartbeat, int) and not isinstance(heartbeat, bool) and heartbeat > 0:
             # The runtime ends itself after that long without a message.
             conn.start_heartbeat(heartbeat / 1000)
+        log.debug(
+            "runtime %s started over the %s transport, profile %s",
+            info["serverInfo"]["version"],
+            chosen.transport.name,
+            info["profile"],
+        )
         return conn, info
 
-    def _initialize(self, conn: Connection, check_version: bool) -> dict[str, Any]:
+    def _initialize(self, conn: Connection, chosen: Chosen) -> dict[str, Any]:
         params: dict[str, Any] = {
             "protocolVersion": PROTOCOL_VERSION,
             "clientInfo": {"name": "shellport-python", "version": __version__},
@@ -270,12 +275,11 @@ class Runtime:
         try:
             info = conn.call("initialize", params, timeout=INITIALIZE_TIMEOUT)
         except ProcessExited as exc:
-            spec = self._transport_spec
-            if isinstance(spec, Command):
-                clearer = spec._explain(exc)
+            if chosen.command is not None:
+                clearer = chosen.command._explain(exc)
                 if clearer is not None:
                     raise clearer from exc
-            if check_version and "expects version" in exc.stderr:
+            if chosen.bundled and "expects version" in exc.stderr:
                 raise VersionMismatch(
                     f"the bundled shellport executable refused to serve shellport {__version__}: "
                     f"{exc.stderr.strip()}. Reinstall shellport so its native files match."
@@ -293,76 +297,14 @@ class Runtime:
                 "the runtime's answer to initialize is not protocol version "
                 f"{PROTOCOL_VERSION}: {info!r:.300}"
             )
-        if isinstance(self._transport_spec, Command):
-            self._transport_spec._check_version(server["version"])
-        if check_version and server["version"] != __version__:
+        if chosen.command is not None:
+            chosen.command._check_version(server["version"])
+        if chosen.bundled and server["version"] != __version__:
             raise VersionMismatch(
                 f"the bundled native files are shellport {server['version']}, but the Python "
                 f"package is shellport {__version__}; reinstall shellport so they match."
             )
         return info
-
-    def _make_transport(self) -> tuple[BaseTransport, bool]:
-        """Build the transport; the flag says whether its version must match ours."""
-        spec = self._transport_spec
-        if isinstance(spec, BaseTransport):
-            return spec, False
-        if isinstance(spec, list):
-            return StdioTransport(spec), False
-        if isinstance(spec, Command):
-            transport = StdioTransport(spec.argv)
-            transport.name = spec.platform
-            return transport, False
-        choice = spec
-        if choice == "auto" and self._settings.transport is not None:
-            choice = self._settings.transport
-        if choice == "library":
-            return self._library_transport()
-        if choice == "process":
-            return self._process_transport()
-        if _native.library_supported() is None and cdll.inherited_reason() is None:
-            overridden = self._library_path is not None or self._settings.library_path is not None
-            try:
-                return self._library_transport()
-            except (LibraryNotFound, TransportError):
-                if overridden:
-                    raise  # the caller named a library: say why it cannot be used
-                # auto: without a usable bundled library, the executable serves
-        return self._process_transport()
-
-    def _library_transport(self) -> tuple[BaseTransport, bool]:
-        reason = cdll.inherited_reason() or _native.library_supported()
-        if reason is not None:
-            raise TransportError(f"the library transport cannot be used: {reason}.")
-        found = _native.find_library(self._library_path, self._settings)
-        return CDLLTransport(found.path), found.bundled
-
-    def _process_transport(self) -> tuple[BaseTransport, bool]:
-        found = _native.find_binary(self._binary_path, self._settings)
-        argv = [found.path, "serve"]
-        if found.bundled:
-            argv += ["--expect-version", __version__]
-        env = None
-        if not self._trust_env:
-            # The runtime reads SHELLPORT_SPAWN_HELPER itself; a child process
-            # is the one place Python can keep it from seeing the variable.
-            env = {k: v for k, v in os.environ.items() if k != _native.ENV_SPAWN_HELPER}
-        return StdioTransport(argv, env=env), found.bundled
-
-    # --- used by Session -----------------------------------------------------------
-
-    def _notices(self, session_id: str) -> list[str]:
-        conn = self._conn
-        if conn is None:
-            return []
-        return conn.drain_notices(session_id)
-
-    def _close_session(self, session_id: str) -> None:
-        if self._state is _State.CLOSED:
-            return  # closing the runtime ended every session
-        conn = self._connection()
-        conn.forget_session(session_id)
-        conn.call("session/close", {"session": session_id})
 
     # --- context managers ----------------------------------------------------------
 
@@ -392,11 +334,42 @@ class Runtime:
     ) -> None:
         await self.aclose()
 
+    def __del__(self) -> None:
+        # Like an unclosed file: say so, then release. Only a started
+        # Runtime holds anything; its reader thread would keep the runtime
+        # and every process it started alive until the interpreter exits.
+        conn = getattr(self, "_conn", None)
+        if conn is None or getattr(self, "_state", None) is not _State.OPENED:
+            return
+        message = f"unclosed {self!r}"
+        self._state = _State.CLOSED
+        self._conn = None
+        try:
+            warnings.warn(message, ResourceWarning, source=self, stacklevel=2)
+        finally:  # an error filter (-W error::ResourceWarning) raises here
+            _close_later(conn)
+
     def __repr__(self) -> str:
         state = self._state.name.lower()
         conn = self._conn
         where = f" transport={conn.transport.name!r}" if conn is not None else ""
         return f"<Runtime {state}{where}>"
+
+
+def _close_later(conn: Connection) -> None:
+    """Close an unclosed Runtime's connection on a thread of its own.
+
+    A finalizer runs wherever the garbage collector does, perhaps on a
+    thread that holds one of the connection's or the transport's locks;
+    closing there could wait on that lock forever.
+    """
+    if conn.closing or sys.is_finalizing():
+        return  # closed already, or at exit, where the exit hook closed it
+    # RuntimeError: interpreter shutdown, where the exit hook closes every connection.
+    with contextlib.suppress(RuntimeError):
+        threading.Thread(
+            target=conn.close, kwargs={"shutdown_timeout": 2.0}, name="shellport-unclosed"
+        ).start()
 
 
 def _host_environment() -> dict[str, str]:
@@ -416,22 +389,3 @@ def _host_environment() -> dict[str, str]:
         if name and "=" not in name and "\0" not in value:
             out[name] = value
     return out
-
-
-def _check_transport(spec: Any) -> str | list[str] | BaseTransport | Command:
-    if isinstance(spec, (BaseTransport, Command)):
-        return spec
-    if isinstance(spec, str):
-        if spec not in ("auto", "library", "process"):
-            raise ValueError(
-                f"transport={spec!r} is not one shellport knows: use 'auto', 'library', "
-                "'process', a command line as a list of strings, or a transport instance"
-            )
-        return spec
-    if isinstance(spec, Sequence) and spec and all(isinstance(a, (str, os.PathLike)) for a in spec):
-        return [os.fspath(a) for a in spec]
-    raise TypeError(
-        "transport must be 'auto', 'library', 'process', a non-empty list of strings "
-        "(a command that speaks the protocol on stdio), a shellport.remote.Command, or a "
-        f"transport instance; got {spec!r}"
-    )

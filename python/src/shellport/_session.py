@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ._client import Connection
 from ._exceptions import ShellportError
-from ._models import ToolResult, call_params, parse_tool_result
+from ._models import ToolResult, call_params, list_tools, parse_tool_result
 
-if TYPE_CHECKING:
-    from ._client import Connection
+if TYPE_CHECKING:  # for the annotation of Session.runtime only
     from ._runtime import Runtime
 
 __all__ = ["Session"]
@@ -27,11 +27,13 @@ class Session:
     def __init__(
         self,
         runtime: Runtime,
+        conn: Connection,
         session_id: str,
         cwd: str,
         sandbox: dict[str, Any] | None = None,
     ) -> None:
-        self._runtime = runtime
+        self._runtime = runtime  # only handed back by the runtime property
+        self._conn = conn
         self._id = session_id
         self._cwd = cwd
         self._sandbox = sandbox
@@ -67,9 +69,7 @@ class Session:
         or open a new session. Calls made after this returns run under the new
         sandbox.
         """
-        result = self._connection().call(
-            "session/update", {"session": self._id, "sandbox": dict(sandbox)}
-        )
+        result = self._conn.call("session/update", {"session": self._id, "sandbox": dict(sandbox)})
         in_force = result.get("sandbox")
         self._sandbox = dict(in_force) if isinstance(in_force, dict) else None
 
@@ -81,7 +81,7 @@ class Session:
         line (where the model may write, whether it has network) rather than
         the runtime default's.
         """
-        return self._runtime._tools(format, strict, self._id)
+        return list_tools(self._conn, format, strict, self._id)
 
     @property
     def runtime(self) -> Runtime:
@@ -99,21 +99,19 @@ class Session:
         KeyboardInterrupt. A tool that fails returns a ToolResult; exceptions
         are for protocol errors and a lost runtime.
         """
-        return parse_tool_result(
-            self._connection().call("tools/call", self._params(name, arguments, call_id))
-        )
+        params = call_params(self._id, name, arguments, call_id)
+        return parse_tool_result(self._conn.call("tools/call", params))
 
     async def acall(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, call_id: str | None = None
     ) -> ToolResult:
         """Call a tool from asyncio; cancelling the awaiting task cancels the call."""
-        return parse_tool_result(
-            await self._connection().acall("tools/call", self._params(name, arguments, call_id))
-        )
+        params = call_params(self._id, name, arguments, call_id)
+        return parse_tool_result(await self._conn.acall("tools/call", params))
 
     def notices(self) -> list[str]:
         """Return and forget the notices queued for this session (background tasks done)."""
-        return self._runtime._notices(self._id)
+        return self._conn.drain_notices(self._id)
 
     def close(self) -> None:
         """End the session: the runtime kills everything it started. Safe to call twice.
@@ -123,25 +121,25 @@ class Session:
         running ones are cancelled (Cancelled). close() returns once every
         process the session started is gone. A new session may then reuse
         the id; it shares nothing with this one.
+
+        When the runtime is gone (closed, or its process died and a call
+        already raised ProcessExited) the session went with it, and close()
+        has nothing left to do: it returns without raising.
         """
         if self._closed:
             return
         self._closed = True
-        self._runtime._close_session(self._id)
+        conn = self._conn
+        conn.forget_session(self._id)
+        if not conn.usable:
+            return
+        conn.call("session/close", {"session": self._id})
 
     async def aclose(self) -> None:
         """close() for asyncio, without blocking the event loop."""
         import asyncio  # loaded already: a coroutine runs only under a loop
 
         await asyncio.get_running_loop().run_in_executor(None, self.close)
-
-    def _params(
-        self, name: str, arguments: Mapping[str, Any] | None, call_id: str | None
-    ) -> dict[str, Any]:
-        return call_params(self._id, name, arguments, call_id)
-
-    def _connection(self) -> Connection:
-        return self._runtime._connection()
 
     def __enter__(self) -> Session:
         return self
@@ -156,7 +154,7 @@ class Session:
             self.close()
         except ShellportError:
             if exc is None:
-                raise
+                raise  # else the block's own exception is the one to see
 
     async def __aenter__(self) -> Session:
         return self

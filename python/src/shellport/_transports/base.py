@@ -13,11 +13,24 @@ so the blocking transport serves both ``call`` and ``acall``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Union
 
+from .._exceptions import TransportClosed
+
 Message = Union[bytes, Mapping[str, Any]]
+
+#: What every use of a closed Runtime, Session or transport raises.
+CLOSED = "this shellport runtime is closed and cannot be used again; create a new Runtime"
+
+#: What every use of a runtime opened before fork() raises in the child.
+FORKED = (
+    "this shellport runtime was opened in process {owner} and cannot be used in its forked "
+    "child {pid}: {why}; create a new Runtime in the child (transport 'auto' picks one that "
+    "works there), or start children with multiprocessing's 'spawn' or 'forkserver' method"
+)
 
 
 def encode(message: Message) -> bytes:
@@ -40,10 +53,53 @@ class BaseTransport:
 
     Implementations are used by two threads at once: any thread may ``send``
     (they serialise internally) while one reader thread calls ``receive``.
+
+    ``check()`` is the one guard against a closed transport and against use
+    in a process forked after it opened; the connection above calls it
+    before every request, and the built-in transports before every send
+    and receive. A subclass that calls ``super().__init__()`` and sets
+    ``self.closed`` in ``close()`` gets it for free; one that does not is
+    still bound to the process that opens a Runtime over it.
     """
 
     #: What Runtime.transport_name reports for this transport.
     name: str = "custom"
+
+    #: Why a forked child cannot use this transport (completes FORKED).
+    fork_reason: str = "the connection to its runtime belongs to the parent"
+
+    #: Set by close(); check() then raises TransportClosed.
+    closed: bool = False
+
+    #: The process this transport belongs to (None: not yet bound).
+    _owner_pid: int | None = None
+
+    def __init__(self) -> None:
+        self._owner_pid = os.getpid()
+        self.closed = False
+
+    def _bind(self) -> None:
+        """Tie this transport to the current process, if nothing has yet."""
+        if self._owner_pid is None:
+            self._owner_pid = os.getpid()
+
+    @property
+    def forked(self) -> bool:
+        """True in a process forked after this transport was opened."""
+        return self._owner_pid is not None and self._owner_pid != os.getpid()
+
+    def check(self) -> None:
+        """Raise TransportClosed if this process can no longer use the transport.
+
+        It takes no lock: after fork() a lock may be held by a thread that
+        does not exist in the child.
+        """
+        if self.forked:
+            raise TransportClosed(
+                FORKED.format(owner=self._owner_pid, pid=os.getpid(), why=self.fork_reason)
+            )
+        if self.closed:
+            raise TransportClosed(CLOSED)
 
     def send(self, message: Message) -> None:
         """Send one message; raise TransportError if the runtime is gone."""

@@ -7,8 +7,10 @@ releases the GIL during every foreign call, and no call blocks for long:
 
 After ``os.fork()`` the child has only the forking thread, so the Go runtime
 inside the inherited library is dead there and any call into it could hang
-forever. The fork hook below marks the library and every transport as
-inherited; they then raise TransportClosed without touching the library.
+forever. The library and every transport remember the process that
+opened them, and in another one raise TransportClosed without touching the
+library (inherited_reason, BaseTransport.check); the fork hook below only
+replaces the load lock.
 """
 
 from __future__ import annotations
@@ -20,14 +22,6 @@ import threading
 from .._exceptions import LibraryNotFound, ProtocolError, TransportClosed, TransportError
 from .._native import foreign_file_hint
 from .base import BaseTransport, Message, encode
-
-FORK_MESSAGE = (
-    "this shellport Runtime was opened in process {parent} and cannot be used in its "
-    "forked child {child}: the Go runtime inside the shared library does not survive "
-    "fork(). Create a new Runtime in the child (transport 'auto' or 'process' starts "
-    "the executable there), or start children with multiprocessing's 'spawn' or "
-    "'forkserver' method."
-)
 
 
 class _Library:
@@ -108,7 +102,7 @@ def load_library(path: str) -> _Library:
     with _load_lock:
         reason = inherited_reason()
         if reason is not None:
-            raise TransportClosed(reason[0].upper() + reason[1:] + ".")
+            raise TransportClosed(reason)
         real = os.path.realpath(path)
         if _library is None:
             _library = _Library(real)
@@ -125,11 +119,11 @@ class CDLLTransport(BaseTransport):
     """Messages through the C ABI of libshellport (shellport_send / shellport_recv)."""
 
     name = "library"
+    fork_reason = "the Go runtime inside the shared library does not survive fork()"
 
     def __init__(self, path: str) -> None:
+        super().__init__()
         self._lib = load_library(path)
-        self._pid = os.getpid()
-        self._closed = False
         handle = int(self._lib.open(None))
         if handle <= 0:
             raise TransportError(
@@ -142,36 +136,30 @@ class CDLLTransport(BaseTransport):
         """The version the library reports."""
         return self._lib.version()
 
-    def _check(self) -> None:
-        if os.getpid() != self._pid:
-            raise TransportClosed(FORK_MESSAGE.format(parent=self._pid, child=os.getpid()))
-        if self._closed:
-            raise TransportClosed("the library transport is closed")
-
     def send(self, message: Message) -> None:
         data = encode(message)
         if b"\0" in data:
             raise ProtocolError("a message for the C ABI cannot contain a raw NUL byte")
-        self._check()
+        self.check()
         rc = self._lib.send(self._handle, data)
         if rc == -1:
-            self._check()
+            self.check()
             raise TransportClosed(f"the library no longer knows handle {self._handle}")
         if rc != 0:
             raise TransportError(f"shellport_send failed with status {rc}")
 
     def receive(self, timeout: float) -> bytes | None:
-        self._check()
+        self.check()
         ms = max(0, min(int(timeout * 1000), 60_000))
         data = self._lib.take(self._lib.recv(self._handle, ms))
         if data is None:
-            self._check()  # NULL is also how a closed handle answers
+            self.check()  # NULL is also how a closed handle answers
         return data
 
     def close(self) -> None:
-        if self._closed:
+        if self.closed:
             return
-        self._closed = True
-        if os.getpid() != self._pid:
+        self.closed = True
+        if self.forked:
             return  # never call into a Go runtime that did not survive fork()
         self._lib.close(self._handle)

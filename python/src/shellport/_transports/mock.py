@@ -15,7 +15,6 @@ import threading
 from collections.abc import Awaitable
 from typing import Any, Callable, Union
 
-from .._exceptions import TransportClosed
 from .base import BaseTransport, Message, encode
 
 Reply = Union[dict[str, Any], list[dict[str, Any]], None]
@@ -28,17 +27,16 @@ class MockTransport(BaseTransport):
     name = "mock"
 
     def __init__(self, handler: Handler) -> None:
+        super().__init__()
         self._handler = handler
         self._inbox: queue.Queue[bytes | None] = queue.Queue()
         self._outbox: list[bytes] = []
         self._lock = threading.Lock()
-        self._closed = False
         #: Every message the client sent, decoded, in order.
         self.sent: list[dict[str, Any]] = []
 
     def send(self, message: Message) -> None:
-        if self._closed:
-            raise TransportClosed("the mock transport is closed")
+        self.check()
         data = encode(message)
         with self._lock:
             self.sent.append(json.loads(data))
@@ -55,8 +53,7 @@ class MockTransport(BaseTransport):
             with self._lock:
                 if self._outbox:
                     return self._outbox.pop(0)
-            if self._closed:
-                raise TransportClosed("the mock transport is closed")
+            self.check()
             try:
                 data = self._inbox.get(timeout=timeout)
             except queue.Empty:
@@ -80,7 +77,7 @@ class MockTransport(BaseTransport):
         return list(out) if isinstance(out, list) else [out]
 
     def close(self) -> None:
-        self._closed = True
+        self.closed = True
         self._inbox.put(None)
 
 

@@ -19,7 +19,7 @@ import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-from .._exceptions import BinaryNotFound, ProcessExited, TransportClosed, TransportError
+from .._exceptions import BinaryNotFound, ProcessExited, TransportError
 from .._native import foreign_file_hint
 from .base import BaseTransport, Message, encode
 
@@ -32,6 +32,7 @@ class StdioTransport(BaseTransport):
     """Messages as lines on the stdin and stdout of a child process."""
 
     name = "process"
+    fork_reason = "its reader thread did not survive fork(), and its pipes are the parent's"
 
     def __init__(
         self,
@@ -40,6 +41,7 @@ class StdioTransport(BaseTransport):
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
     ) -> None:
+        super().__init__()
         self.argv = [os.fspath(a) for a in argv]
         if not self.argv:
             raise ValueError("the process transport needs a command to run")
@@ -67,7 +69,6 @@ class StdioTransport(BaseTransport):
         self._stdin = self._proc.stdin
         self._out_fd = self._proc.stdout.fileno()
         self._err_fd = self._proc.stderr.fileno()
-        self._pid = os.getpid()
         self._send_lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._buffer = bytearray()
@@ -79,7 +80,6 @@ class StdioTransport(BaseTransport):
         self._selector.register(self._err_fd, selectors.EVENT_READ)
         self._err_open = True
         self._eof = False
-        self._closed = False
         self._exited: ProcessExited | None = None
 
     @property
@@ -92,13 +92,7 @@ class StdioTransport(BaseTransport):
         return b"".join(self._stderr).decode("utf-8", "replace")
 
     def _check(self) -> None:
-        if os.getpid() != self._pid:
-            raise TransportClosed(
-                f"this runtime process belongs to process {self._pid}; its forked child "
-                f"{os.getpid()} cannot share its pipes. Create a new Runtime in the child."
-            )
-        if self._closed:
-            raise TransportClosed("the process transport is closed")
+        self.check()
         if self._exited is not None:
             raise self._exited_error()
 
@@ -116,8 +110,7 @@ class StdioTransport(BaseTransport):
     def receive(self, timeout: float) -> bytes | None:
         self._check()
         with self._read_lock:
-            if self._closed:
-                raise TransportClosed("the process transport is closed")
+            self.check()  # closed while this thread waited for the lock
             return self._receive_locked(timeout)
 
     def _receive_locked(self, timeout: float) -> bytes | None:
@@ -203,10 +196,10 @@ class StdioTransport(BaseTransport):
 
     def close(self) -> None:
         """Close stdin (the runtime exits at end of input), wait a bounded time, then kill."""
-        if self._closed:
+        if self.closed:
             return
-        if os.getpid() != self._pid:
-            self._closed = True  # the pipes and the process are the parent's
+        if self.forked:
+            self.closed = True  # the pipes and the process are the parent's
             return
         # Best effort: it may have exited already.
         with self._send_lock, contextlib.suppress(OSError):
@@ -219,7 +212,7 @@ class StdioTransport(BaseTransport):
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._proc.wait(timeout=_EXIT_WAIT)
         with self._read_lock:
-            self._closed = True
+            self.closed = True
             self._selector.close()
             for stream in (self._proc.stdout, self._proc.stderr):
                 if stream is not None:

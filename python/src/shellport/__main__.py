@@ -1,0 +1,5 @@
+"""``python -m shellport``: the same as the ``shellport`` console script."""
+
+from ._cli import main
+
+main()
