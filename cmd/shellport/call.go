@@ -35,7 +35,7 @@ func call(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	cfg, err := loadConfig(f.values["config"])
+	cfg, err := loadConfig(f.values["config"], "")
 	if err != nil {
 		fmt.Fprintf(stderr, "shellport call: %v\n", err)
 		return 2

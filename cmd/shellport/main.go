@@ -126,13 +126,25 @@ func parseFlags(args []string, valued, boolean []string) (*flags, error) {
 }
 
 // loadConfig reads --config: inline JSON when it starts with '{', else a
-// file path.
-func loadConfig(spec string) (core.Config, error) {
-	if strings.HasPrefix(strings.TrimSpace(spec), "{") {
-		return core.ParseConfig([]byte(spec))
+// file path. A profile, when not empty, replaces the config's before the
+// config is checked against it.
+func loadConfig(spec, profile string) (core.Config, error) {
+	data := []byte(spec)
+	if !strings.HasPrefix(strings.TrimSpace(spec), "{") && spec != "" {
+		var err error
+		if data, err = os.ReadFile(spec); err != nil {
+			return core.Config{}, fmt.Errorf("read config: %w", err)
+		}
 	}
-	if spec == "" {
-		return core.ParseConfig(nil)
+	cfg, err := core.DecodeConfig(data)
+	if err == nil {
+		if profile != "" {
+			cfg.Profile = profile
+		}
+		err = cfg.Check()
 	}
-	return core.LoadConfig(spec)
+	if err != nil && !strings.HasPrefix(strings.TrimSpace(spec), "{") && spec != "" {
+		err = fmt.Errorf("config %q: %w", spec, err)
+	}
+	return cfg, err
 }

@@ -47,13 +47,10 @@ func mcpCommand(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stder
 		fmt.Fprintf(stderr, "shellport mcp: --cwd: %v\n", err)
 		return 2
 	}
-	cfg, err := loadConfig(f.values["config"])
+	cfg, err := loadConfig(f.values["config"], f.values["profile"])
 	if err != nil {
 		fmt.Fprintf(stderr, "shellport mcp: %v\n", err)
 		return 2
-	}
-	if p, ok := f.values["profile"]; ok {
-		cfg.Profile = p // checked with the rest of the config when the runtime starts
 	}
 
 	// A client that vanishes breaks stdout; notice that as an error instead

@@ -42,7 +42,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer file.Close()
 		logw = file
 	}
-	cfg, cfgErr := loadConfig(f.values["config"])
+	cfg, cfgErr := loadConfig(f.values["config"], "")
 	if cfgErr != nil {
 		// Serve anyway: the client learns the reason from its first reply
 		// instead of from a pipe that closed without a word.

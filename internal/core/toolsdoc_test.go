@@ -27,7 +27,7 @@ func TestToolsDoc(t *testing.T) {
 	seen := map[string]bool{}
 	for _, profile := range []string{ProfileOneshot, ProfilePersistent} {
 		cfg := Config{Profile: profile}
-		if err := cfg.check(); err != nil {
+		if err := cfg.Check(); err != nil {
 			t.Fatal(err)
 		}
 		list, err := buildTools(cfg, tools.Host{SpillDir: t.TempDir()}, Options{SpawnHelper: testkit.SpawnHelper(t)})

@@ -47,7 +47,7 @@ const (
 	NameKill   = "bash_kill"
 )
 
-// Defaults of the tools.Config fields the tools read.
+// Defaults of the Config fields.
 const (
 	DefaultTimeoutMs      = 120_000 // Config.TimeoutMs
 	DefaultMaxTimeoutMs   = 600_000 // Config.MaxTimeoutMs
@@ -80,14 +80,14 @@ type TaskParams struct {
 
 // New returns the bash, bash_output and bash_kill tools, in that order. They
 // share one executor: tasks started through the first are read and stopped
-// through the other two. cfg is the bash tool's configuration; New reads
-// TimeoutMs, MaxTimeoutMs, MaxOutputChars, MaxTasks, MaxLogBytes, Shell,
-// SpawnHelper (required on Linux, where every command runs under its own
-// supervisor) and Description (the last for bash only).
+// through the other two. cfg is the bash tool's configuration (zero fields
+// take their defaults; SpawnHelper is required on Linux, where every
+// command runs under its own supervisor). Texts that name one of the three
+// tools use host.Name.
 //
 // Each tool implements [tools.SessionCloser] and [tools.Closer]; calling
 // them on all three, or twice, is harmless.
-func New(host tools.Host, cfg tools.Config) []tools.Tool {
+func New(host tools.Host, cfg Config) []tools.Tool {
 	e := newExecutor(host, cfg)
 	return []tools.Tool{&bashTool{e}, &outputTool{e}, &killTool{e}}
 }

@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/bash"
 )
 
 // Issue 4: stdout first, then a [stderr] section, then the exit marker; a
 // non-zero exit is a normal result.
 func TestStdoutStderrAndExitCode(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	res := run(t, k, session("a", t.TempDir()), "echo out; echo err >&2; echo more; exit 3")
 	want := "out\nmore\n[stderr]\nerr\n[exit code: 3]"
 	if res.Text != want {
@@ -31,7 +32,7 @@ func TestStdoutStderrAndExitCode(t *testing.T) {
 }
 
 func TestOutputShapes(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	s := session("a", t.TempDir())
 	for _, tc := range []struct{ command, want string }{
 		{"echo hi", "hi\n"},
@@ -51,7 +52,7 @@ func TestOutputShapes(t *testing.T) {
 
 // Issue 4: nothing persists between calls.
 func TestNoStateBetweenCalls(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	s := session("a", dir)
 	run(t, k, s, "cd /; export SHELLPORT_FOO=bar; shellport_var=1; f() { echo fn; }")
@@ -62,7 +63,7 @@ func TestNoStateBetweenCalls(t *testing.T) {
 }
 
 func TestSessionEnvAndStdin(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	s := tools.Session{ID: "a", Key: "a", Cwd: t.TempDir(), Env: map[string]string{"SHELLPORT_TEST_VAR": "from session"}}
 	if got := run(t, k, s, `echo "$SHELLPORT_TEST_VAR"`).Text; got != "from session\n" {
 		t.Errorf("env: %q", got)
@@ -82,7 +83,7 @@ func TestSessionEnvAndStdin(t *testing.T) {
 // Issue 4: workdir defaults to the session cwd, relative ones join it,
 // absolute ones are used as is, missing ones are clear errors.
 func TestWorkdir(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	cwd, other := t.TempDir(), t.TempDir()
 	if err := os.Mkdir(filepath.Join(cwd, "sub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func TestWorkdir(t *testing.T) {
 }
 
 func TestInvalidArguments(t *testing.T) {
-	k := newKit(t, tools.Config{MaxTimeoutMs: 1000, TimeoutMs: 500})
+	k := newKit(t, bash.Config{MaxTimeoutMs: 1000, TimeoutMs: 500})
 	s := session("a", t.TempDir())
 	for _, tc := range []struct{ args, want string }{
 		{`{"description":"No command at all"}`, `"command" is required`},
@@ -145,7 +146,7 @@ func TestInvalidArguments(t *testing.T) {
 // Issue 4: 32 commands run at the same time. Each waits until all 32 have
 // started, so a serialising executor would hit the timeout instead.
 func TestParallelCommandsOverlap(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	const n = 32
 	results := make([]*tools.Result, n)
@@ -169,7 +170,7 @@ echo ok`, "timeoutMs", 60000)
 // Issue 4: cancelling a call kills its whole group at once, even a process
 // that ignores SIGTERM, and returns the output so far.
 func TestCancelKillsAndReturns(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

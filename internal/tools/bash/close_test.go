@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/bash"
 )
 
 // foreground starts a foreground call in the background of the test and
@@ -28,7 +29,7 @@ func foreground(t *testing.T, k *kit, s tools.Session, command string) <-chan *t
 // Closing a session kills what it started — tasks and calls in flight,
 // grandchildren included — and keeps the tasks' ownership records.
 func TestCloseSessionKillsItsProcesses(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	a, b := session("a", dir), session("b", dir)
 	idA := startTask(t, k, a, `trap '' TERM; sleep 30 & echo $! >> pids-a; sleep 30 & echo $! >> pids-a; wait`)
@@ -70,7 +71,7 @@ func TestCloseSessionKillsItsProcesses(t *testing.T) {
 // Close kills every process group, owned or not, refuses new work and is
 // harmless to repeat.
 func TestCloseKillsEverything(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	startTask(t, k, session("", dir), `sleep 30 & echo $! >> pids; wait`)
 	startTask(t, k, session("a", dir), `trap '' TERM; sleep 30 & echo $! >> pids; wait`)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/bash"
 )
 
 // Issue 10, processes that escape: a one-shot command's setsid, double-fork,
@@ -27,7 +28,7 @@ func startedEscapes(t *testing.T, res *tools.Result) {
 }
 
 func TestIssue10EscapesDieWhenTheCommandEnds(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	marker := testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(marker) })
 	res := run(t, k, session("a", t.TempDir()), testkit.Escapes(marker))
@@ -39,7 +40,7 @@ func TestIssue10EscapesDieWhenTheCommandEnds(t *testing.T) {
 }
 
 func TestIssue10EscapesDieAtTheTimeout(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	marker := testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(marker) })
 	res := run(t, k, session("a", t.TempDir()), testkit.Escapes(marker)+"\nsleep "+marker, "timeoutMs", 5000)
@@ -63,7 +64,7 @@ func waitTaskOutput(t *testing.T, k *kit, s tools.Session, id, text string) {
 }
 
 func TestIssue10EscapesDieWithBashKill(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	marker := testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(marker) })
 	s := session("a", t.TempDir())
@@ -80,7 +81,7 @@ func TestIssue10EscapesDieWithBashKill(t *testing.T) {
 }
 
 func TestIssue10EscapesDieWithTheSession(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	background, foreground := testkit.Marker(), testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(background); testkit.KillProcs(foreground) })
 	s := session("a", t.TempDir())
@@ -108,7 +109,7 @@ func TestIssue10EscapesDieWithTheSession(t *testing.T) {
 }
 
 func TestIssue10EscapesDieWithClose(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	marker := testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(marker) })
 	s := session("a", t.TempDir())
@@ -126,7 +127,7 @@ func TestIssue10EscapesDieWithClose(t *testing.T) {
 // Issue 10, descriptors: a command sees only 0, 1 and 2, whatever the
 // runtime's process has open.
 func TestIssue10CommandSeesOnlyStandardDescriptors(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	leaked, err := syscall.Dup(2) // inheritable: no close-on-exec
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 func Example() {
 	// On Linux every command runs under shellport-spawn-helper; the
 	// runtime finds it beside the library or the executable.
-	ts := bash.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{SpawnHelper: spawnHelperPath})
+	ts := bash.New(tools.Host{SpillDir: os.TempDir()}, bash.Config{SpawnHelper: spawnHelperPath})
 	defer ts[0].(tools.Closer).Close()
 
 	res, err := ts[0].Call(context.Background(), &tools.Call{

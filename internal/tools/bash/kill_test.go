@@ -17,7 +17,7 @@ import (
 // Issue 4: the timeout marker appears whenever the timer fired, even when the
 // command trapped SIGTERM and exited 0.
 func TestTimeoutMarkerWithTrappedTerm(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	res := run(t, k, session("a", t.TempDir()),
 		`trap 'echo got-term; exit 0' TERM; echo started; while :; do sleep 0.05; done`, "timeoutMs", 1000)
 	// bash may also report on stderr that SIGTERM ended its sleep.
@@ -33,7 +33,7 @@ func TestTimeoutMarkerWithTrappedTerm(t *testing.T) {
 // Issue 4: a signal death is reported by name, and a timeout that SIGTERM
 // ends says both.
 func TestSignalMarkers(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	s := session("a", t.TempDir())
 	res := run(t, k, s, `echo before; kill -KILL $$`)
 	if want := "before\n[killed by signal: SIGKILL]"; res.Text != want {
@@ -51,7 +51,7 @@ func TestSignalMarkers(t *testing.T) {
 // Issue 4: a group that ignores SIGTERM gets SIGKILL after the grace period,
 // grandchildren included.
 func TestTimeoutEscalatesToKillForTheWholeTree(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	res := run(t, k, session("a", dir),
 		`trap '' TERM
@@ -69,7 +69,7 @@ wait`, "timeoutMs", 300)
 // Processes a command leaves running when its shell exits are killed with
 // their group, so one-shot calls leave no orphans.
 func TestExitKillsLeftovers(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	res := run(t, k, session("a", dir), `sleep 30 & echo $! > pids; (sleep 30 & echo $! >> pids) ; echo done`)
 	if res.Text != "done\n" {
@@ -87,7 +87,7 @@ func TestEscapedDescendantHoldingPipeDoesNotHang(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid command")
 	}
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	res := run(t, k, session("a", dir), `setsid sleep 30 & echo $! > pids; echo waiting; sleep 30`, "timeoutMs", 300)
 	pids := readPids(t, filepath.Join(dir, "pids"), 1)
@@ -113,7 +113,7 @@ func TestEscapedDescendantHoldingPipeDoesNotHang(t *testing.T) {
 // Issue 4: output past maxOutputChars keeps the tail and names a spill file
 // holding all of stdout and stderr.
 func TestTruncationSpillsEverything(t *testing.T) {
-	k := newKit(t, tools.Config{MaxOutputChars: 1000})
+	k := newKit(t, bash.Config{MaxOutputChars: 1000})
 	s := session("a", t.TempDir())
 	seq := func(n int) string {
 		out, err := exec.Command("seq", "1", strconv.Itoa(n)).Output()
@@ -169,7 +169,7 @@ func TestTruncationSpillsEverything(t *testing.T) {
 
 // Characters, not bytes, are counted, and a cut never splits one.
 func TestTruncationCountsCharacters(t *testing.T) {
-	k := newKit(t, tools.Config{MaxOutputChars: 10})
+	k := newKit(t, bash.Config{MaxOutputChars: 10})
 	res := run(t, k, session("a", t.TempDir()), `printf 'ééééééééééééééé'`)
 	if !strings.HasPrefix(res.Text, "[... 5 earlier characters omitted ...]\néééééééééé\n[output truncated; full output: ") {
 		t.Errorf("text = %q", res.Text)
@@ -197,7 +197,7 @@ func tail(s string, n int) string {
 // tail and says the full output could not be saved.
 func TestSpillDirUnusable(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "gone")
-	ts := bash.New(tools.Host{SpillDir: missing}, tools.Config{MaxOutputChars: 100, SpawnHelper: testkit.SpawnHelper(t)})
+	ts := bash.New(tools.Host{SpillDir: missing}, bash.Config{MaxOutputChars: 100, SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = ts[0].(tools.Closer).Close() })
 	k := &kit{bash: ts[0], output: ts[1], kill: ts[2]}
 	s := session("a", t.TempDir())

@@ -9,15 +9,15 @@ import (
 )
 
 func (t *bashTool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
-	return presentBash(call, res)
+	return presentBash(t.e.set.bashName(), call, res)
 }
 
 func (t *outputTool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
-	return presentTask(NameOutput, "Read output from background task ", "read", call, res)
+	return presentTask(t.e.set.outputName(), "Read output from background task ", "read", call, res)
 }
 
 func (t *killTool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
-	return presentTask(NameKill, "Kill background task ", "other", call, res)
+	return presentTask(t.e.set.killName(), "Kill background task ", "other", call, res)
 }
 
 // presentBash renders a bash call as an ACP terminal card: the title is the
@@ -25,18 +25,18 @@ func (t *killTool) Present(call *tools.Call, res *tools.Result) tools.Presentati
 // carries _meta.terminal_info at the start and _meta.terminal_exit with the
 // result, plus a fenced console block for clients without terminals. A
 // background launch is not a terminal: it ends at once, while its task runs.
-func presentBash(call *tools.Call, res *tools.Result) (p tools.Presentation) {
+func presentBash(name string, call *tools.Call, res *tools.Result) (p tools.Presentation) {
 	defer func() {
 		if recover() != nil { // never let a strange replayed result break a UI
-			p = tools.Generic(NameBash, call, res)
+			p = tools.Generic(name, call, res)
 		}
 	}()
 	if call == nil {
-		return tools.Generic(NameBash, call, res)
+		return tools.Generic(name, call, res)
 	}
 	var a Params
 	if tools.Decode(call.Arguments, &a) != nil || strings.TrimSpace(a.Command) == "" {
-		return tools.Generic(NameBash, call, res)
+		return tools.Generic(name, call, res)
 	}
 	p = tools.Presentation{Title: a.Command, Kind: "execute", RawInput: a.Command}
 	if a.Description != "" {

@@ -47,7 +47,7 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 		return startError(ErrClosed), nil
 	case e.running >= e.set.maxTasks:
 		e.mu.Unlock()
-		return tools.Errorf("too many background tasks are running (the limit is %d); stop one with bash_kill or wait for one to finish", e.set.maxTasks), nil
+		return tools.Errorf("too many background tasks are running (the limit is %d); stop one with %s or wait for one to finish", e.set.maxTasks, e.set.killName()), nil
 	}
 	e.running++ // reserve the slot before starting, so the limit holds under races
 	e.mu.Unlock()
@@ -87,7 +87,7 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 	e.mu.Unlock()
 	go e.supervise(t, r)
 
-	text := fmt.Sprintf("Started background task %s. Read its new output with bash_output and stop it with bash_kill.", t.id)
+	text := fmt.Sprintf("Started background task %s. Read its new output with %s and stop it with %s.", t.id, e.set.outputName(), e.set.killName())
 	s := map[string]any{"taskId": t.id, "status": "running"}
 	if t.logPath != "" {
 		text += "\nFull output log: " + t.logPath
@@ -330,7 +330,7 @@ func (e *executor) kill(ctx context.Context, call *tools.Call) *tools.Result {
 	}
 	text := fmt.Sprintf("Stopped background task %s.", t.id)
 	if unread {
-		text += " Output it printed before the stop can still be read with bash_output."
+		text += " Output it printed before the stop can still be read with " + e.set.outputName() + "."
 	}
 	return &tools.Result{Text: text + "\n[status: " + line + "]", Structured: s}
 }

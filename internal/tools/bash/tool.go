@@ -29,7 +29,7 @@ var (
 )
 
 func (t *bashTool) Name() string                 { return NameBash }
-func (t *bashTool) Description() string          { return t.e.set.description }
+func (t *bashTool) Description() string          { return bashDescription(t.e.set) }
 func (t *bashTool) InputSchema() json.RawMessage { return bashSchema(t.e.set) }
 func (t *bashTool) CloseSession(id string)       { t.e.closeSession(id) }
 func (t *bashTool) Close() error                 { return t.e.close() }
@@ -41,7 +41,7 @@ func (t *outputTool) CloseSession(id string)       { t.e.closeSession(id) }
 func (t *outputTool) Close() error                 { return t.e.close() }
 
 func (t *killTool) Name() string                 { return NameKill }
-func (t *killTool) Description() string          { return killDescription() }
+func (t *killTool) Description() string          { return killDescription(t.e.set) }
 func (t *killTool) InputSchema() json.RawMessage { return taskSchema() }
 func (t *killTool) CloseSession(id string)       { t.e.closeSession(id) }
 func (t *killTool) Close() error                 { return t.e.close() }

@@ -51,7 +51,7 @@ func benchCall(b *testing.B, tl tools.Tool, args map[string]any) *tools.Result {
 // overlap-aware match count, atomic write with fsync, snippet.
 func BenchmarkStrReplace35MB(b *testing.B) {
 	p, _ := bigFile(b)
-	tl := New(tools.Host{}, tools.Config{})
+	tl := New(tools.Host{}, Config{})
 	pairs := [2][2]string{{"marker_alpha = 1", "marker_beta = 2"}, {"marker_beta = 2", "marker_alpha = 1"}}
 	b.SetBytes(bigFileSize)
 	b.ReportAllocs()
@@ -66,7 +66,7 @@ func BenchmarkStrReplace35MB(b *testing.B) {
 // output limit, plus a count of all lines (the whole file is read).
 func BenchmarkView35MB(b *testing.B) {
 	p, _ := bigFile(b)
-	tl := New(tools.Host{}, tools.Config{})
+	tl := New(tools.Host{}, Config{})
 	b.SetBytes(bigFileSize)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -78,7 +78,7 @@ func BenchmarkView35MB(b *testing.B) {
 // BenchmarkViewRange35MB views 41 lines near the end of a 35 MB file.
 func BenchmarkViewRange35MB(b *testing.B) {
 	p, _ := bigFile(b)
-	tl := New(tools.Host{}, tools.Config{})
+	tl := New(tools.Host{}, Config{})
 	b.SetBytes(bigFileSize)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -16,7 +16,7 @@ import (
 // dangling one — is refused and left alone.
 func (t *tool) create(ctx context.Context, path, fileText string) (*tools.Result, error) {
 	if fi, err := os.Lstat(path); err == nil {
-		return nil, existsErr(path, fi)
+		return nil, existsErr(path, fi, t.shell)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, pathErr("create", path, err)
 	}
@@ -30,7 +30,7 @@ func (t *tool) create(ctx context.Context, path, fileText string) (*tools.Result
 	if err := createNew(path, []byte(fileText)); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			if fi, lerr := os.Lstat(path); lerr == nil {
-				return nil, existsErr(path, fi)
+				return nil, existsErr(path, fi, t.shell)
 			}
 		}
 		return nil, fmt.Errorf("cannot create %s: %s", path, osReason(err))
@@ -46,7 +46,7 @@ func (t *tool) create(ctx context.Context, path, fileText string) (*tools.Result
 	}, nil
 }
 
-func existsErr(path string, fi fs.FileInfo) error {
+func existsErr(path string, fi fs.FileInfo, shell string) error {
 	kind := "a file"
 	switch {
 	case fi.IsDir():
@@ -56,7 +56,7 @@ func existsErr(path string, fi fs.FileInfo) error {
 	case !fi.Mode().IsRegular():
 		kind = fileKind(fi.Mode())
 	}
-	return fmt.Errorf("%s %w (%s); create never overwrites. Use str_replace or insert to change a file, or remove it with bash first", path, errExists, kind)
+	return fmt.Errorf("%s %w (%s); create never overwrites. Use str_replace or insert to change a file, or remove it with %s first", path, errExists, kind, shell)
 }
 
 // mkdirs creates dir and its missing parents and returns the topmost one it

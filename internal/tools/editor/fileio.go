@@ -119,9 +119,9 @@ func readAll(f *os.File, size int64) ([]byte, error) {
 // descriptor, and checks that it can be: not too large, writable, text (no
 // NUL) and valid UTF-8. path is the name the model gave, for messages;
 // real is its symlink-resolved form, the file the write must replace.
-func loadForEdit(path, real string, lf *lockedFile) ([]byte, error) {
+func loadForEdit(path, real string, lf *lockedFile, shell string) ([]byte, error) {
 	if lf.fi.Size() > maxEditBytes {
-		return nil, fmt.Errorf("%s is %d bytes, %w (the limit is %d MiB); use bash, for example sed, to change it", path, lf.fi.Size(), errTooLarge, maxEditBytes>>20)
+		return nil, fmt.Errorf("%s is %d bytes, %w (the limit is %d MiB); use %s, for example sed, to change it", path, lf.fi.Size(), errTooLarge, maxEditBytes>>20, shell)
 	}
 	if err := checkWritable(real); err != nil {
 		return nil, pathErr("write", path, err)
@@ -134,7 +134,7 @@ func loadForEdit(path, real string, lf *lockedFile) ([]byte, error) {
 	case nul:
 		return nil, fmt.Errorf("%s looks like a %w (it contains NUL bytes); this tool edits text files only, so it was left unchanged", path, errBinary)
 	case bad >= 0:
-		return nil, fmt.Errorf("%s is %w (first invalid byte on line %d); it was left unchanged, since this tool edits UTF-8 text only. Use bash to edit files in other encodings", path, errNotUTF8, lineOf(data, bad))
+		return nil, fmt.Errorf("%s is %w (first invalid byte on line %d); it was left unchanged, since this tool edits UTF-8 text only. Use %s to edit files in other encodings", path, errNotUTF8, lineOf(data, bad), shell)
 	}
 	return data, nil
 }

@@ -20,7 +20,7 @@ func benchCall(b *testing.B, f *fixture, command string) *tools.Result {
 	return res
 }
 
-func benchFixture(b *testing.B, cfg tools.Config) *fixture {
+func benchFixture(b *testing.B, cfg Config) *fixture {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		b.Skipf("no terminal on %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
@@ -38,7 +38,7 @@ func benchFixture(b *testing.B, cfg tools.Config) *fixture {
 // shared machine's outliers distort less (compare with bench/'s raw-PTY
 // floor by p50).
 func BenchmarkRoundTripTrue(b *testing.B) {
-	f := benchFixture(b, tools.Config{})
+	f := benchFixture(b, Config{})
 	benchCall(b, f, "true")
 	var times []time.Duration
 	b.ResetTimer()
@@ -55,7 +55,7 @@ func BenchmarkRoundTripTrue(b *testing.B) {
 // BenchmarkSeq2M is output throughput: 14,888,896 bytes through the
 // terminal, the cleaner, the bound and the spill file.
 func BenchmarkSeq2M(b *testing.B) {
-	f := benchFixture(b, tools.Config{})
+	f := benchFixture(b, Config{})
 	benchCall(b, f, "true")
 	b.SetBytes(14888896)
 	b.ResetTimer()

@@ -6,8 +6,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/shellport/shellport/internal/tools"
 )
 
 // Issue 10: what a command does to its shell either leaves the shell
@@ -66,7 +64,7 @@ func TestHostileCommandsLeaveShellWorking(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t, tools.Config{})
+			f := newFixture(t, Config{})
 			f.expect("cd /; kept=yes", "")
 			sh := f.shellOf("s")
 			res := f.run(c.setup)
@@ -111,7 +109,7 @@ func TestHostileCommandsResetShellAtOnce(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t, tools.Config{})
+			f := newFixture(t, Config{})
 			f.expect("cd /; kept=yes", "")
 			start := time.Now()
 			res := f.run(c.command)
@@ -142,7 +140,7 @@ func TestHostileCommandsResetShellAtOnce(t *testing.T) {
 // ends a call or sets its status: a frame counts only when the shell's
 // return FIFO holds its token, and the token is drawn after the command.
 func TestForgedFramesDoNotEndCall(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("true", "")
 	old := string(f.shellOf("s").last)
 	frame := func(token string) string { return `printf '\033_SP%s\033\\' ` + token }
@@ -164,7 +162,7 @@ func TestForgedFramesDoNotEndCall(t *testing.T) {
 // Issue 10: a trapped signal that interrupts the loop's wait between calls
 // runs the trap and leaves the shell working.
 func TestTrappedSignalWhileIdle(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("trap 'echo got-usr1' USR1", "")
 	sh := f.shellOf("s")
 	waitIdle(t, sh)
@@ -181,7 +179,7 @@ func TestTrappedSignalWhileIdle(t *testing.T) {
 // command leaves the shell unable to run the loop (set -n): the time from
 // the call to the result that says the shell was reset.
 func BenchmarkBrokenShellDetected(b *testing.B) {
-	f := benchFixture(b, tools.Config{})
+	f := benchFixture(b, Config{})
 	for range b.N {
 		res, err := f.callIn(context.Background(), "s", "set -n")
 		if err != nil || res.Structured["shellReset"] != true {

@@ -9,14 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shellport/shellport/internal/tools"
 )
 
 // Issue 3: seq 1 2000000 is bounded to maxOutputChars, keeps head and tail,
 // says exactly how much was left out, and the spill file holds it all.
 func TestHugeOutputBoundedWithExactSpill(t *testing.T) {
-	f := newFixture(t, tools.Config{MaxOutputChars: 2000})
+	f := newFixture(t, Config{MaxOutputChars: 2000})
 	res := f.run("seq 1 2000000")
 	var want bytes.Buffer
 	for i := 1; i <= 2000000; i++ {
@@ -58,7 +56,7 @@ func TestHugeOutputBoundedWithExactSpill(t *testing.T) {
 // Issue 3: memory stays bounded whatever the command prints; yes runs
 // until a short timeout while the test samples the heap.
 func TestEndlessOutputKeepsMemoryBounded(t *testing.T) {
-	f := newFixture(t, tools.Config{MaxOutputChars: 1000, TimeoutMs: 2000})
+	f := newFixture(t, Config{MaxOutputChars: 1000, TimeoutMs: 2000})
 	f.expect("true", "")
 	const bound = 6 << 20
 	var base runtime.MemStats
@@ -110,7 +108,7 @@ func TestEndlessOutputKeepsMemoryBounded(t *testing.T) {
 
 // Issue 3: binary output is decoded with replacement, counted and stated.
 func TestBinaryOutput(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	res := f.run(`printf 'ok\xff\xfe\x00\x01end\n'; printf '\xe2\x82'`)
 	if res.Text != "ok\ufffd\ufffdend\n\ufffd\ufffd\n[4 bytes of the output were not valid UTF-8 and were replaced with U+FFFD]" {
 		t.Fatalf("got %q", res.Text)
@@ -128,7 +126,7 @@ func TestBinaryOutput(t *testing.T) {
 // Issue 3: escape sequences removed and carriage-return overwrites
 // collapsed to the final line state.
 func TestANSIAndCarriageReturns(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect(`printf '\033[1;31mred\033[0m \033]0;title\007plain\n'`, "red plain\n")
 	f.expect(`for i in 10 50 100; do printf '\rprogress %3d%%' $i; done; echo`, "progress 100%\n")
 	f.expect(`printf 'downloading 1/3\r\033[Kdone\n'`, "done\n")

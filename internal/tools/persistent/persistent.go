@@ -109,13 +109,11 @@ const (
 	DefaultMaxOutputChars = 30000
 )
 
-// Tool is the persistent bash tool. It reads Config's TimeoutMs,
-// MaxOutputChars, Description, Shell and SpawnHelper.
+// Tool is the persistent bash tool.
 type Tool struct {
-	host        tools.Host
-	timeout     time.Duration
-	description string
-	shellCfg    shellConfig
+	host     tools.Host
+	timeout  time.Duration
+	shellCfg shellConfig
 
 	mu       sync.Mutex
 	sessions map[string]*session // by tools.Session.Key
@@ -128,40 +126,33 @@ var (
 	_ tools.Closer        = (*Tool)(nil)
 )
 
-// New returns the tool. No shell starts until a session's first call.
-func New(host tools.Host, cfg tools.Config) tools.Tool {
-	timeout := time.Duration(tools.OrDefault(cfg.TimeoutMs, DefaultTimeoutMs)) * time.Millisecond
-	shell := cfg.Shell
-	if shell == "" {
-		shell = "bash"
-	}
+// New returns the tool. Zero fields of cfg take their defaults;
+// SpawnHelper is required on Linux, where every shell runs under its own
+// supervisor. No shell starts until a session's first call.
+func New(host tools.Host, cfg Config) tools.Tool {
+	cfg = cfg.withDefaults()
 	spillDir := host.SpillDir
 	if spillDir == "" {
 		spillDir = os.TempDir()
 	}
-	t := &Tool{
-		host:        host,
-		timeout:     timeout,
-		description: cfg.Description,
+	return &Tool{
+		host:    host,
+		timeout: time.Duration(cfg.TimeoutMs) * time.Millisecond,
 		shellCfg: shellConfig{
-			shell:       shell,
+			shell:       cfg.Shell,
 			spawnHelper: cfg.SpawnHelper,
-			maxChars:    tools.OrDefault(cfg.MaxOutputChars, DefaultMaxOutputChars),
+			maxChars:    cfg.MaxOutputChars,
 			spillDir:    spillDir,
 		},
 		sessions: make(map[string]*session),
 	}
-	if t.description == "" {
-		t.description = defaultDescription(timeout)
-	}
-	return t
 }
 
 // Name is "bash".
 func (t *Tool) Name() string { return "bash" }
 
-// Description is the configured description or the default one.
-func (t *Tool) Description() string { return t.description }
+// Description states what persists and what a timeout does.
+func (t *Tool) Description() string { return defaultDescription(t.timeout) }
 
 // InputSchema is {command: string}.
 func (t *Tool) InputSchema() json.RawMessage {
@@ -186,7 +177,7 @@ func (t *Tool) Call(ctx context.Context, call *tools.Call) (*tools.Result, error
 		return tools.Errorf(`invalid arguments: "command" contains a NUL byte`), nil
 	}
 	if call.Session.Key == "" {
-		return tools.Errorf("this bash keeps one shell per session, so it runs only in a session; the call named none"), nil
+		return tools.Errorf("this tool keeps one shell per session, so it runs only in a session; the call named none"), nil
 	}
 	s, err := t.session(call.Session.Key)
 	if err != nil {

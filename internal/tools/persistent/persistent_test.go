@@ -14,7 +14,7 @@ import (
 // Issue 3: cwd, variables, functions, aliases, virtualenvs and background
 // jobs persist across calls.
 func TestStatePersists(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	venv := filepath.Join(f.cwd, "venv")
 	if err := os.MkdirAll(filepath.Join(venv, "bin"), 0o755); err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestStatePersists(t *testing.T) {
 // Issue 3: the command never passes through the line discipline; script
 // syntax behaves as in a script.
 func TestScriptSemantics(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	long := strings.Repeat("x", 10000)
 	cases := []struct{ name, command, want string }{
 		{"heredoc", "cat <<'EOF'\nline one\n  $HOME stays\nEOF\necho after", "line one\n  $HOME stays\nafter\n"},
@@ -67,7 +67,7 @@ func TestScriptSemantics(t *testing.T) {
 // Issue 3: a syntax error returns at once with bash's message, and the
 // shell (and its state) survives.
 func TestUnbalancedQuoteReturnsWithSyntaxError(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("kept=yes", "")
 	res := f.run(`echo "unbalanced`)
 	if !strings.Contains(res.Text, "unexpected EOF while looking for matching") || !strings.HasSuffix(res.Text, "[exit code: 2]") {
@@ -84,7 +84,7 @@ func TestUnbalancedQuoteReturnsWithSyntaxError(t *testing.T) {
 }
 
 func TestExitCodeMarker(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	res := f.expect("echo out; false", "out\n[exit code: 1]")
 	if structured(t, res, "exitCode") != 1 {
 		t.Fatalf("exitCode %v", res.Structured["exitCode"])
@@ -99,7 +99,7 @@ func TestExitCodeMarker(t *testing.T) {
 // Issue 3: if the shell dies the result says how, and the next call gets a
 // fresh shell in the session cwd.
 func TestShellDeath(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	reset := "[the shell's working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in " + f.cwd + "]"
 	cases := []struct {
 		command, marker string
@@ -130,7 +130,7 @@ func TestShellDeath(t *testing.T) {
 // A shell killed between calls is reported by the next call, which runs in
 // a fresh shell.
 func TestShellDeathBetweenCalls(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("x=1", "")
 	sh := f.shellOf("s")
 	if err := sh.proc.SignalForeground(syscall.SIGKILL); err != nil {
@@ -145,7 +145,7 @@ func TestShellDeathBetweenCalls(t *testing.T) {
 
 // Issue 3: no "[1]+ Done" (or any job notice) leaks into the next call.
 func TestBackgroundJobLeavesNextCallClean(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("sleep 0.2 &", "")
 	f.expect("sleep 0.4; echo next", "next\n")
 	f.expect("echo clean", "clean\n")
@@ -153,7 +153,7 @@ func TestBackgroundJobLeavesNextCallClean(t *testing.T) {
 
 // Output a background job prints between calls is shown with the next call.
 func TestBackgroundOutputBetweenCalls(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	fifo := filepath.Join(f.cwd, "go")
 	f.expect("mkfifo "+fifo+"; (read -r _ <"+fifo+"; echo from-background) &", "")
 	res := f.run("echo go >" + fifo + "; wait; echo done")
@@ -165,7 +165,7 @@ func TestBackgroundOutputBetweenCalls(t *testing.T) {
 // Options a command leaves on must not break the driver loop or leak its
 // workings into the output.
 func TestHostileShellOptions(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("set -u; set -o pipefail; IFS=,; trap 'echo ERR-TRAP' ERR", "")
 	f.expect("echo still", "still\n")
 	f.expect("read() { echo fake; }; printf() { echo fake; }; eval() { echo fake; }", "")
@@ -185,7 +185,7 @@ func TestHostileShellOptions(t *testing.T) {
 }
 
 func TestInvalidArguments(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	for raw, want := range map[string]string{
 		`{}`:                     `"command" is required`,
 		`{"command": "  "}`:      `"command" is empty`,
@@ -204,7 +204,7 @@ func TestInvalidArguments(t *testing.T) {
 }
 
 func TestDescriptionAndSchema(t *testing.T) {
-	tool := New(tools.Host{}, tools.Config{TimeoutMs: 90000})
+	tool := New(tools.Host{}, Config{TimeoutMs: 90000})
 	if tool.Name() != "bash" {
 		t.Fatalf("name %q", tool.Name())
 	}
@@ -218,9 +218,6 @@ func TestDescriptionAndSchema(t *testing.T) {
 		if strings.Contains(strings.ToLower(d), banned) {
 			t.Errorf("description mentions %q", banned)
 		}
-	}
-	if got := New(tools.Host{}, tools.Config{Description: "custom"}).Description(); got != "custom" {
-		t.Errorf("configured description ignored: %q", got)
 	}
 	if s := string(tool.InputSchema()); !strings.Contains(s, `"required":["command"]`) || !strings.Contains(s, `"additionalProperties":false`) {
 		t.Errorf("schema %s", s)
@@ -239,7 +236,7 @@ func TestDurationText(t *testing.T) {
 // call (bash's read uses it as a default timeout). An idle second passes;
 // a broken loop would exit in it.
 func TestTMOUTDoesNotEndIdleShell(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("TMOUT=1", "")
 	sh := f.shellOf("s")
 	select {

@@ -13,7 +13,7 @@ import (
 // Issue 3: a command waiting for terminal input does not hang past the
 // timeout, and the result says it was waiting for input.
 func TestReadUnderShortTimeout(t *testing.T) {
-	f := newFixture(t, tools.Config{TimeoutMs: 1000})
+	f := newFixture(t, Config{TimeoutMs: 1000})
 	f.expect("cd /; lost=1", "")
 	res := f.run("echo asking; read -r answer; echo never")
 	want := "asking\n" +
@@ -33,7 +33,7 @@ func TestReadUnderShortTimeout(t *testing.T) {
 // A timed-out command that ignores SIGINT and SIGTERM is still stopped, its
 // partial output returned, and its session emptied.
 func TestTimeoutEscalatesToKill(t *testing.T) {
-	f := newFixture(t, tools.Config{TimeoutMs: 500})
+	f := newFixture(t, Config{TimeoutMs: 500})
 	f.expect("true", "")
 	sid := f.shellOf("s").proc.Pid()
 	res := f.run(`trap '' INT TERM; sleep 300 & echo partial; bash -c 'trap "" INT TERM; echo stubborn; while :; do sleep 1; done'`)
@@ -51,7 +51,7 @@ func TestTimeoutEscalatesToKill(t *testing.T) {
 // Issue 3: cancellation resets the shell, discards the result and returns
 // promptly. Issue 11: the next result says the shell was reset.
 func TestCancelDuringCommand(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("kept=1", "")
 	sid := f.shellOf("s").proc.Pid()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -97,7 +97,7 @@ func expectCancelNotice(t *testing.T, f *fixture, command, want string) {
 // Issue 3: even when the end marker was already seen, a cancelled call
 // resets the shell, so the state change it made is gone.
 func TestCancelAfterMarkerStillResets(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("true", "")
 	ctx, cancel := context.WithCancel(context.Background())
 	testOnlyAfterFrame = cancel
@@ -113,7 +113,7 @@ func TestCancelAfterMarkerStillResets(t *testing.T) {
 // A call whose context ends while it waits in the queue leaves the running
 // call and the shell alone.
 func TestCancelWhileQueued(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	fifo := f.cwd + "/gate"
 	f.expect("mkfifo "+fifo+"; state=kept", "")
 	first := make(chan *tools.Result, 1)
@@ -139,7 +139,7 @@ func TestCancelWhileQueued(t *testing.T) {
 // is reset and the result says both: the command did not run, and the
 // state is gone.
 func TestSendFailureIsDisclosed(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("kept=yes", "")
 	_ = f.shellOf("s").ctl.Close() // the shell can no longer be woken
 	res, err := f.callIn(context.Background(), "s", "echo never")
