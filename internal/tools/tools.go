@@ -159,8 +159,9 @@ type Result struct {
 	// Structured carries machine-readable facts (MCP structuredContent):
 	// exitCode, signal, timedOut, truncated, spillPath, shellReset, taskId…
 	Structured map[string]any
-	// Raw is the unprocessed output for UIs (exact bytes as text); it is
-	// never shown to the model. Empty when the tool has none.
+	// Raw is a command's output for a UI's terminal view: the output part
+	// of Text, without the status lines after it. Empty when the tool has
+	// none.
 	Raw string
 }
 

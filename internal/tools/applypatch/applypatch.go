@@ -37,7 +37,7 @@ type Config = tools.CommonConfig
 // Patch …"}, for shellport's own profiles. Its description is
 // [DefaultDescription]; the host is not used.
 func New(host tools.Host, cfg Config) tools.Tool {
-	return newTool(envelopeShape, DefaultDescription)
+	return newTool(envelopeShape, DefaultDescription, host.Name(Name))
 }
 
 // NewOpenAI returns apply_patch in the Responses API's native shape,
@@ -45,7 +45,7 @@ func New(host tools.Host, cfg Config) tools.Tool {
 // [OpenAIDescription], which only clients that list it as a function tool
 // see (OpenAI's models know the native tool already).
 func NewOpenAI(host tools.Host, cfg Config) tools.Tool {
-	return newTool(operationShape, OpenAIDescription)
+	return newTool(operationShape, OpenAIDescription, host.Name(Name))
 }
 
 // shape tells the two argument forms apart.
@@ -61,12 +61,13 @@ const (
 type tool struct {
 	shape       shape
 	description string
+	name        string // the name the model sees, for a generic card
 }
 
 var _ tools.Tool = (*tool)(nil)
 
-func newTool(s shape, description string) *tool {
-	return &tool{shape: s, description: description}
+func newTool(s shape, description, name string) *tool {
+	return &tool{shape: s, description: description, name: name}
 }
 
 func (t *tool) Name() string        { return Name }

@@ -4,6 +4,8 @@ package bash_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"syscall"
 	"testing"
@@ -87,10 +89,11 @@ func TestIssue10EscapesDieWithTheSession(t *testing.T) {
 	s := session("a", t.TempDir())
 	id := startTask(t, k, s, testkit.Escapes(background)+"\nsleep "+background)
 	waitTaskOutput(t, k, s, id, "started")
-	done := make(chan *tools.Result, 1)
+	done := make(chan error, 1)
 	go func() {
-		done <- callCtx(t, context.Background(), k.bash, s, map[string]any{
-			"command": testkit.Escapes(foreground) + "\nsleep " + foreground, "description": "Escape"})
+		args, _ := json.Marshal(map[string]any{"command": testkit.Escapes(foreground) + "\nsleep " + foreground, "description": "Escape"})
+		_, err := k.bash.Call(context.Background(), &tools.Call{ID: "fg", Session: s, Arguments: args})
+		done <- err
 	}()
 	testkit.WaitProcs(t, background, testkit.EscapeKinds+1)
 	testkit.WaitProcs(t, foreground, testkit.EscapeKinds+1)
@@ -99,9 +102,9 @@ func TestIssue10EscapesDieWithTheSession(t *testing.T) {
 		t.Fatalf("processes outlived the session: %v", left)
 	}
 	select {
-	case res := <-done:
-		if res.Structured["cancelled"] != true {
-			t.Fatalf("the call in flight was not cancelled: %q", res.Text)
+	case err := <-done:
+		if !errors.Is(err, bash.ErrSessionClosed) {
+			t.Fatalf("the call in flight was not cut short: %v", err)
 		}
 	case <-time.After(testkit.ProcWait):
 		t.Fatal("the call in flight never returned")

@@ -33,12 +33,3 @@ func Example() {
 	// [exit code: 3]
 	// isError: false exitCode: 3
 }
-
-func ExampleParseStatus() {
-	st := bash.ParseStatus("partial output\n[timed out after 500ms]\n[killed by signal: SIGTERM]")
-	fmt.Println(st.TimedOut, st.TimeoutMs, st.Signal, st.ExitCode)
-	fmt.Printf("%q\n", st.Body)
-	// Output:
-	// true 500 SIGTERM -1
-	// "partial output\n"
-}

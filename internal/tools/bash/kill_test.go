@@ -12,6 +12,7 @@ import (
 	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/bash"
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 // Issue 4: the timeout marker appears whenever the timer fired, even when the
@@ -21,7 +22,7 @@ func TestTimeoutMarkerWithTrappedTerm(t *testing.T) {
 	res := run(t, k, session("a", t.TempDir()),
 		`trap 'echo got-term; exit 0' TERM; echo started; while :; do sleep 0.05; done`, "timeoutMs", 1000)
 	// bash may also report on stderr that SIGTERM ended its sleep.
-	if !strings.HasPrefix(res.Text, "started\ngot-term\n") || !strings.HasSuffix(res.Text, "\n[timed out after 1000ms]") ||
+	if !strings.HasPrefix(res.Text, "started\ngot-term\n") || !strings.HasSuffix(res.Text, "\n[timed out after 1 second]") ||
 		strings.Contains(res.Text, "[exit code") || strings.Contains(res.Text, "[killed by") {
 		t.Fatalf("text = %q", res.Text)
 	}
@@ -43,7 +44,7 @@ func TestSignalMarkers(t *testing.T) {
 		t.Errorf("structured = %v", res.Structured)
 	}
 	res = run(t, k, s, `sleep 30`, "timeoutMs", 200)
-	if want := "[timed out after 200ms]\n[killed by signal: SIGTERM]"; res.Text != want {
+	if want := "[timed out after 200 ms]\n[killed by signal: SIGTERM]"; res.Text != want {
 		t.Errorf("text = %q, want %q", res.Text, want)
 	}
 }
@@ -58,7 +59,7 @@ func TestTimeoutEscalatesToKillForTheWholeTree(t *testing.T) {
 (sleep 30 & echo $! >> pids; sleep 30) & echo $! >> pids
 sleep 30 & echo $! >> pids
 wait`, "timeoutMs", 300)
-	if want := "[timed out after 300ms]\n[killed by signal: SIGKILL]"; res.Text != want {
+	if want := "[timed out after 300 ms]\n[killed by signal: SIGKILL]"; res.Text != want {
 		t.Errorf("text = %q, want %q", res.Text, want)
 	}
 	pids := readPids(t, filepath.Join(dir, "pids"), 3)
@@ -92,7 +93,7 @@ func TestEscapedDescendantHoldingPipeDoesNotHang(t *testing.T) {
 	res := run(t, k, session("a", dir), `setsid sleep 30 & echo $! > pids; echo waiting; sleep 30`, "timeoutMs", 300)
 	pids := readPids(t, filepath.Join(dir, "pids"), 1)
 	killLater(t, pids...)
-	if want := "waiting\n[timed out after 300ms]\n[killed by signal: SIGTERM]"; res.Text != want {
+	if want := "waiting\n[timed out after 300 ms]\n[killed by signal: SIGTERM]"; res.Text != want {
 		t.Errorf("text = %q, want %q", res.Text, want)
 	}
 	if runtime.GOOS == "linux" {
@@ -110,8 +111,9 @@ func TestEscapedDescendantHoldingPipeDoesNotHang(t *testing.T) {
 	}
 }
 
-// Issue 4: output past maxOutputChars keeps the tail and names a spill file
-// holding all of stdout and stderr.
+// Issue 4: output past maxOutputChars keeps the head and the tail (issue
+// 11: as persistent bash does) and names a spill file holding all of
+// stdout and stderr.
 func TestTruncationSpillsEverything(t *testing.T) {
 	k := newKit(t, bash.Config{MaxOutputChars: 1000})
 	s := session("a", t.TempDir())
@@ -171,7 +173,7 @@ func TestTruncationSpillsEverything(t *testing.T) {
 func TestTruncationCountsCharacters(t *testing.T) {
 	k := newKit(t, bash.Config{MaxOutputChars: 10})
 	res := run(t, k, session("a", t.TempDir()), `printf 'ééééééééééééééé'`)
-	if !strings.HasPrefix(res.Text, "[... 5 earlier characters omitted ...]\néééééééééé\n[output truncated; full output: ") {
+	if !strings.HasPrefix(res.Text, "éééé\n[... 5 characters left out ...]\néééééé\n[output truncated; full output: ") {
 		t.Errorf("text = %q", res.Text)
 	}
 }
@@ -206,7 +208,7 @@ func TestSpillDirUnusable(t *testing.T) {
 		if !strings.Contains(res.Text, "\n[output truncated; the full output could not be saved: ") || res.Structured["spillPath"] != nil {
 			t.Errorf("%s: %q", command, tail(res.Text, 200))
 		}
-		if st := bash.ParseStatus(res.Text); !st.Truncated || st.SpillPath != "" {
+		if st := output.ParseStatus(res.Text); !st.Truncated || st.SpillPath != "" {
 			t.Errorf("%s: parsed %+v", command, st)
 		}
 	}

@@ -74,7 +74,7 @@ Every call starts a new bash process, so nothing carries over between calls: a c
 - The command runs in the session's working directory, or in workdir (absolute, or relative to the session's directory).
 - stdin is empty: a command that waits for input, a pager or an editor reads end-of-file. Use non-interactive flags (-y, --no-pager, --no-edit).
 - After timeoutMs milliseconds (default %d, at most %d) the command and every process it started get SIGTERM, then SIGKILL. Processes it leaves running when it exits are stopped as well.
-- The result is stdout, then a [stderr] section when anything was written to stderr, then status lines when they apply: [timed out after Nms], [killed by signal: NAME], [exit code: N] (a non-zero exit is an ordinary result: read the output and decide), and [output truncated; full output: PATH] when the output passed %d characters (the end is kept; the file holds all of it).
+- The result is stdout, then a [stderr] section when anything was written to stderr, then status lines when they apply: [timed out after N seconds], [killed by signal: NAME], [exit code: N] (a non-zero exit is an ordinary result: read the output and decide), and [output truncated; full output: PATH] when the output passed %d characters (its start and end are kept around a note of how much was left out; the file holds all of it).
 - For servers, watchers and other long jobs set run_in_background to true: the call returns a task id such as bash-1 at once and no timeout applies. Read new output with %s and stop the task with %s.
 - description: say what the command does in 5-10 words, e.g. "Run the unit tests of the parser".`,
 		s.timeoutMs, s.maxTimeoutMs, s.maxChars, s.outputName(), s.killName())

@@ -301,11 +301,12 @@ func (e *executor) output(call *tools.Call) *tools.Result {
 	return &tools.Result{Text: strings.ToValidUTF8(b.String(), "\uFFFD"), Structured: s, Raw: string(kept)}
 }
 
-// kill stops a task's group: SIGTERM, then SIGKILL after killGrace.
-func (e *executor) kill(ctx context.Context, call *tools.Call) *tools.Result {
+// kill stops a task's group: SIGTERM, then SIGKILL after killGrace. A
+// call cancelled while it waits for the task to die returns ctx's error.
+func (e *executor) kill(ctx context.Context, call *tools.Call) (*tools.Result, error) {
 	t, res := e.lookup(call)
 	if res != nil {
-		return res
+		return res, nil
 	}
 	stopped := t.g.stop(causeKill, killGrace)
 	wait := time.NewTimer(killGrace + drainWait + time.Second)
@@ -313,12 +314,12 @@ func (e *executor) kill(ctx context.Context, call *tools.Call) *tools.Result {
 	select {
 	case <-t.g.done:
 	case <-ctx.Done():
-		return &tools.Result{Text: markCancelled, IsError: true, Structured: map[string]any{"taskId": t.id, "cancelled": true}}
+		return nil, ctx.Err()
 	case <-wait.C:
 		return &tools.Result{
 			Text:       fmt.Sprintf("Sent SIGTERM and SIGKILL to background task %s, but it has not exited yet.\n[status: running]", t.id),
 			Structured: map[string]any{"taskId": t.id, "status": "running", "killed": false},
-		}
+		}, nil
 	}
 	t.mu.Lock()
 	word, line := taskStatus(t.finished, t.exit, t.cause)
@@ -326,11 +327,11 @@ func (e *executor) kill(ctx context.Context, call *tools.Call) *tools.Result {
 	t.mu.Unlock()
 	s := map[string]any{"taskId": t.id, "status": word, "killed": stopped}
 	if !stopped {
-		return &tools.Result{Text: fmt.Sprintf("Background task %s had already finished (%s); nothing was stopped.", t.id, line), Structured: s}
+		return &tools.Result{Text: fmt.Sprintf("Background task %s had already finished (%s); nothing was stopped.", t.id, line), Structured: s}, nil
 	}
 	text := fmt.Sprintf("Stopped background task %s.", t.id)
 	if unread {
 		text += " Output it printed before the stop can still be read with " + e.set.outputName() + "."
 	}
-	return &tools.Result{Text: text + "\n[status: " + line + "]", Structured: s}
+	return &tools.Result{Text: text + "\n[status: " + line + "]", Structured: s}, nil
 }

@@ -87,7 +87,7 @@ func (t *killTool) Call(ctx context.Context, call *tools.Call) (*tools.Result, e
 	if call == nil {
 		return tools.Errorf("invalid call: no arguments"), nil
 	}
-	return t.e.kill(ctx, call), nil
+	return t.e.kill(ctx, call)
 }
 
 // timeoutMs validates the timeoutMs argument; fractions round up.

@@ -79,7 +79,7 @@ func New(host tools.Host, cfg Config) tools.Tool {
 	if maxOut <= 0 {
 		maxOut = DefaultMaxOutputChars
 	}
-	return &tool{maxOut: max(maxOut, MinMaxOutputChars), description: DefaultDescription, shell: host.Name("bash")}
+	return &tool{maxOut: max(maxOut, MinMaxOutputChars), description: DefaultDescription, shell: host.Name("bash"), name: host.Name(Name)}
 }
 
 // params are the arguments of one call. Pointers tell "not given" apart from
@@ -101,6 +101,7 @@ type tool struct {
 	maxOut      int
 	description string
 	shell       string // the name of the bash tool, which texts suggest for what the editor does not do
+	name        string // the name the model sees, for a generic card
 }
 
 var _ tools.Tool = (*tool)(nil)
@@ -109,7 +110,7 @@ func (t *tool) Name() string                 { return Name }
 func (t *tool) Description() string          { return t.description }
 func (t *tool) InputSchema() json.RawMessage { return json.RawMessage(inputSchema) }
 func (t *tool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
-	return present(call, res)
+	return present(t.name, call, res)
 }
 
 // Call runs one command. Problems with the arguments or the file come back as

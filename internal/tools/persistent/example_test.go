@@ -31,7 +31,7 @@ func Example() {
 		fmt.Printf("%q\n", res.Text)
 	}
 	// Output:
-	// ""
+	// "[no output]"
 	// "hello from /\n"
 	// "no newline\n[exit code: 1]"
 }

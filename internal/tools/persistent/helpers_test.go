@@ -146,8 +146,6 @@ func spawnHelper(t *testing.T) string {
 	return testkit.SpawnHelper(t)
 }
 
-func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
-
 func (f *fixture) sessionOf(id string) *session {
 	f.tool.mu.Lock()
 	defer f.tool.mu.Unlock()

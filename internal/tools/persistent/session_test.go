@@ -15,7 +15,7 @@ import (
 func TestSessionsRunInParallel(t *testing.T) {
 	f := newFixture(t, Config{})
 	fifo := f.cwd + "/pipe"
-	f.expect("mkfifo "+fifo, "")
+	f.expect("mkfifo "+fifo, "[no output]")
 	var wg sync.WaitGroup
 	var a *tools.Result
 	wg.Add(1)
@@ -34,7 +34,7 @@ func TestSessionsRunInParallel(t *testing.T) {
 func TestCallsToOneSessionAreSerialisedFIFO(t *testing.T) {
 	f := newFixture(t, Config{})
 	gate := f.cwd + "/gate"
-	f.expect("mkfifo "+gate+"; n=0", "")
+	f.expect("mkfifo "+gate+"; n=0", "[no output]")
 	s := f.sessionOf("s")
 	results := make([]*tools.Result, 3)
 	var wg sync.WaitGroup
@@ -124,12 +124,12 @@ func TestCloseSessionDuringCall(t *testing.T) {
 // shell: a controlling terminal, persistence, markers, death handling.
 func TestSpawnHelperPath(t *testing.T) {
 	f := newFixture(t, Config{SpawnHelper: spawnHelper(t)})
-	f.expect("cd /; x=via-helper", "")
+	f.expect("cd /; x=via-helper", "[no output]")
 	res := f.run("echo $x; pwd; tty >/dev/null && echo has-tty; ps -o sid= -p $$ | tr -d ' '")
 	if !strings.HasPrefix(res.Text, "via-helper\n/\nhas-tty\n") || !strings.HasSuffix(res.Text, fmt.Sprintf("%d\n", f.shellOf("s").proc.Pid())) {
 		t.Fatalf("got %q", res.Text)
 	}
-	f.expect("exit 4", "[shell exited: code 4]\n[the shell's working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in "+f.cwd+"]")
+	f.expect("exit 4", "[exit code: 4]\n[the shell exited, so it was reset: its working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in "+f.cwd+"]")
 	f.expect("pwd", f.cwd+"\n")
 }
 

@@ -11,7 +11,7 @@ import (
 // marker.
 func TestStateDumpsNeverRevealMarker(t *testing.T) {
 	f := newFixture(t, Config{MaxOutputChars: 1 << 20})
-	f.expect("myfunc() { echo mine; }; trap 'echo bye' EXIT; alias a1='echo a'", "")
+	f.expect("myfunc() { echo mine; }; trap 'echo bye' EXIT; alias a1='echo a'", "[no output]")
 	dir := f.shellOf("s").dir
 	dumps := []string{
 		"set", "declare -p", "declare -f", "env", "export -p", "history", "trap -p", "alias", "jobs -l",
@@ -39,7 +39,7 @@ func TestStateDumpsNeverRevealMarker(t *testing.T) {
 // or any well-formed fake frame, does not end the current call.
 func TestReplayedMarkerDoesNotEndCall(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.expect("true", "")
+	f.expect("true", "[no output]")
 	old := string(f.shellOf("s").last)
 	fake := strings.Repeat("0123456789abcdef", 2)
 	cmd := fmt.Sprintf("printf '%%s 0\\n' %s %s; echo after", old, fake)
@@ -55,7 +55,7 @@ func TestReplayedMarkerDoesNotEndCall(t *testing.T) {
 // holds finds no part of its own token.
 func TestTokenAbsentDuringCommand(t *testing.T) {
 	f := newFixture(t, Config{MaxOutputChars: 1 << 20})
-	f.expect("true", "")
+	f.expect("true", "[no output]")
 	res := f.run("set; for fd in /proc/$$/fd/*; do [ -f $fd ] && cat $fd; done; echo done")
 	token := string(f.shellOf("s").last)
 	if !strings.HasSuffix(res.Text, "done\n") {

@@ -14,11 +14,11 @@ import (
 // timeout, and the result says it was waiting for input.
 func TestReadUnderShortTimeout(t *testing.T) {
 	f := newFixture(t, Config{TimeoutMs: 1000})
-	f.expect("cd /; lost=1", "")
+	f.expect("cd /; lost=1", "[no output]")
 	res := f.run("echo asking; read -r answer; echo never")
 	want := "asking\n" +
 		"[the command was waiting for input from the terminal, which this tool cannot type; give the input through a pipe, a here-document or a file, or use the program's non-interactive option]\n" +
-		"[timed out after 1 second; the command was stopped and the shell was reset: its working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in " + f.cwd + "]"
+		"[timed out after 1 second]\n[the command was stopped and the shell was reset: its working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in " + f.cwd + "]"
 	if res.Text != want {
 		t.Fatalf("got  %q\nwant %q", res.Text, want)
 	}
@@ -34,10 +34,10 @@ func TestReadUnderShortTimeout(t *testing.T) {
 // partial output returned, and its session emptied.
 func TestTimeoutEscalatesToKill(t *testing.T) {
 	f := newFixture(t, Config{TimeoutMs: 500})
-	f.expect("true", "")
+	f.expect("true", "[no output]")
 	sid := f.shellOf("s").proc.Pid()
 	res := f.run(`trap '' INT TERM; sleep 300 & echo partial; bash -c 'trap "" INT TERM; echo stubborn; while :; do sleep 1; done'`)
-	if !strings.HasPrefix(res.Text, "partial\nstubborn\n[timed out after 500 ms;") {
+	if !strings.HasPrefix(res.Text, "partial\nstubborn\n[timed out after 500 ms]\n[the command was stopped and the shell was reset: ") {
 		t.Fatalf("got %q", res.Text)
 	}
 	if structured(t, res, "waitingForInput") != false {
@@ -52,7 +52,7 @@ func TestTimeoutEscalatesToKill(t *testing.T) {
 // promptly. Issue 11: the next result says the shell was reset.
 func TestCancelDuringCommand(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.expect("kept=1", "")
+	f.expect("kept=1", "[no output]")
 	sid := f.shellOf("s").proc.Pid()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -88,7 +88,7 @@ func expectCancelNotice(t *testing.T, f *fixture, command, want string) {
 	if structured(t, res, "shellReset") != true {
 		t.Fatalf("shellReset %v after a cancelled call", res.Structured["shellReset"])
 	}
-	res = f.expect("true", "")
+	res = f.expect("true", "[no output]")
 	if structured(t, res, "shellReset") != false {
 		t.Fatalf("the reset was reported twice: %v", res.Structured)
 	}
@@ -98,7 +98,7 @@ func expectCancelNotice(t *testing.T, f *fixture, command, want string) {
 // resets the shell, so the state change it made is gone.
 func TestCancelAfterMarkerStillResets(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.expect("true", "")
+	f.expect("true", "[no output]")
 	ctx, cancel := context.WithCancel(context.Background())
 	testOnlyAfterFrame = cancel
 	t.Cleanup(func() { testOnlyAfterFrame = nil })
@@ -115,7 +115,7 @@ func TestCancelAfterMarkerStillResets(t *testing.T) {
 func TestCancelWhileQueued(t *testing.T) {
 	f := newFixture(t, Config{})
 	fifo := f.cwd + "/gate"
-	f.expect("mkfifo "+fifo+"; state=kept", "")
+	f.expect("mkfifo "+fifo+"; state=kept", "[no output]")
 	first := make(chan *tools.Result, 1)
 	go func() { first <- f.run(": >" + f.cwd + "/running; read -r line <" + fifo + "; echo \"$line\"") }()
 	eventuallyFile(t, f.cwd+"/running")
@@ -140,7 +140,7 @@ func TestCancelWhileQueued(t *testing.T) {
 // state is gone.
 func TestSendFailureIsDisclosed(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.expect("kept=yes", "")
+	f.expect("kept=yes", "[no output]")
 	_ = f.shellOf("s").ctl.Close() // the shell can no longer be woken
 	res, err := f.callIn(context.Background(), "s", "echo never")
 	if err != nil {
