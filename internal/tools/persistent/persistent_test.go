@@ -138,7 +138,7 @@ func TestShellDeathBetweenCalls(t *testing.T) {
 	}
 	<-sh.proc.Done()
 	res := f.run("echo \"x=$x\"")
-	if !strings.HasPrefix(res.Text, "[the previous shell ended between calls (shell killed by signal: SIGKILL)") || !strings.HasSuffix(res.Text, "\nx=\n") {
+	if !strings.HasPrefix(res.Text, "[the previous shell ended between calls (killed by signal: SIGKILL)") || !strings.HasSuffix(res.Text, "\nx=\n") {
 		t.Fatalf("got %q", res.Text)
 	}
 }

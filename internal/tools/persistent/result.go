@@ -2,7 +2,6 @@ package persistent
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/shellport/shellport/internal/pty"
@@ -26,9 +25,9 @@ func (l *lostShell) text(cwd string) string {
 	case l.cancelled:
 		return "[the previous call was cancelled, which reset the shell; " + fresh + "]"
 	case l.loopEnded:
-		return "[the previous shell ended between calls: its command loop stopped (" + strings.Trim(deathMarker(l.exit), "[]") + "); " + fresh + "]"
+		return "[the previous shell ended between calls: its command loop stopped (" + howEnded(l.exit) + "); " + fresh + "]"
 	}
-	return "[the previous shell ended between calls (" + strings.Trim(deathMarker(l.exit), "[]") + "); " + fresh + "]"
+	return "[the previous shell ended between calls (" + howEnded(l.exit) + "); " + fresh + "]"
 }
 
 // unusableText explains a shell that ended because a command left it unable
@@ -61,7 +60,7 @@ func render(o outcome, lost *lostShell, cwd string, timeout time.Duration) *tool
 		r.ExitCode = output.Code(o.status)
 		r.Closing = append(r.Closing, "[the command finished, but it "+unusableText+"; the shell was reset: its "+resetText(cwd)+"]")
 	case o.died && o.startFailed:
-		r.Closing = append(r.Closing, "[the shell ended ("+strings.Trim(deathMarker(o.exit), "[]")+") before its command loop started, so the command did not run; the next call starts another shell in "+where(cwd)+"]")
+		r.Closing = append(r.Closing, "[the shell ended ("+howEnded(o.exit)+") before its command loop started, so the command did not run; the next call starts another shell in "+where(cwd)+"]")
 	case o.died:
 		r.ExitCode, r.Signal = shellExit(o.exit)
 		switch {
@@ -93,15 +92,16 @@ func shellExit(st pty.ExitStatus) (*int, string) {
 	return nil, ""
 }
 
-// deathMarker is the line that says how the shell itself ended.
-func deathMarker(st pty.ExitStatus) string {
+// howEnded says how the shell itself ended, in the words of the status
+// lines: "exit code: 1", "killed by signal: SIGKILL".
+func howEnded(st pty.ExitStatus) string {
 	switch {
 	case st.Signal != 0:
-		return "[shell killed by signal: " + st.SignalName() + "]"
+		return "killed by signal: " + st.SignalName()
 	case st.Known():
-		return fmt.Sprintf("[shell exited: code %d]", st.Code)
+		return fmt.Sprintf("exit code: %d", st.Code)
 	}
-	return "[shell exited]"
+	return "how is unknown"
 }
 
 func resetText(cwd string) string {
