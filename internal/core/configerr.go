@@ -44,10 +44,11 @@ func configError(path string, err error, h *keyHints) string {
 		case unknown.Near != "":
 			msg += fmt.Sprintf(" (keys are case-sensitive: did you mean %q?)", unknown.Near)
 		case unknown.Path != "":
-		case h == nil:
+		case h == nil && path == "":
 			if owners := settingOf(unknown.Key, nil); len(owners) > 0 {
 				msg += fmt.Sprintf("; it is a tool setting: put it in %s", strings.Join(owners, " or "))
 			}
+		case h == nil: // the profile table's own defaults: a bug, not a user's mistake
 		default:
 			if owners := settingOf(unknown.Key, h.rows); len(owners) > 0 {
 				msg += fmt.Sprintf("; it is a setting of %s", strings.Join(owners, " and "))

@@ -136,18 +136,6 @@ func (s *spillFile) finish() error {
 	return err
 }
 
-// countChars counts UTF-8 sequence starts, which is the character count of
-// valid UTF-8 and does not depend on where reads split the stream.
-func countChars(p []byte) int64 {
-	var n int64
-	for _, b := range p {
-		if b&0xC0 != 0x80 {
-			n++
-		}
-	}
-	return n
-}
-
 // tailChars returns the suffix of p holding its last n characters.
 func tailChars(p []byte, n int64) []byte {
 	if n <= 0 {
