@@ -55,6 +55,11 @@ def _seq(spec: dict[str, Any]) -> dict[str, Any]:
     t = time.perf_counter()
     text = sh.run(spec["command"])
     elapsed = time.perf_counter() - t
+    meta = getattr(getattr(sh, "last", None), "meta", None)
+    output = text
+    if meta is not None and meta.get("truncated"):
+        # A cut result's last line names the spill file; the output ends before it.
+        output = text.rsplit("\n[output truncated; ", 1)[0]
     out: dict[str, Any] = {
         "seconds": elapsed,
         "host_peak_before": before,
@@ -62,9 +67,8 @@ def _seq(spec: dict[str, Any]) -> dict[str, Any]:
         "runtime_rss_before": runtime_before,
         "runtime_peak": procs.peak_rss(sh.pid) if sh.pid else None,
         "text_chars": len(text),
-        "text_tail": text[-40:],
+        "text_tail": output[-40:],
     }
-    meta = getattr(getattr(sh, "last", None), "meta", None)
     if meta is not None:
         out["meta"] = {k: meta.get(k) for k in ("exitCode", "truncated", "spillPath")}
         spill = meta.get("spillPath")

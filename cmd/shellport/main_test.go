@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/rpc"
 	"github.com/shellport/shellport/internal/spawnhelper"
@@ -25,20 +26,28 @@ import (
 
 // TestMain points SHELLPORT_SPAWN_HELPER at a helper built from this tree:
 // the test binary has none beside it, and on Linux the runtime needs one.
+// Run as "shellport" (by a testscript, see TestScripts) the test binary is
+// the executable.
 func TestMain(m *testing.M) {
+	testscript.Main(setup{m}, map[string]func(){"shellport": main})
+}
+
+type setup struct{ m *testing.M }
+
+func (s setup) Run() int {
 	if os.Getenv(spawnhelper.EnvVar) == "" {
 		path, err := testkit.BuildSpawnHelper()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "build the spawn helper:", err)
-			os.Exit(2)
+			return 2
 		}
 		_ = os.Setenv(spawnhelper.EnvVar, path)
 	}
-	code := m.Run()
+	code := s.m.Run()
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)
 	}
-	os.Exit(code)
+	return code
 }
 
 var built struct {

@@ -21,39 +21,29 @@ session: its working directory is --cwd (default: the current directory),
 and every process it starts is killed when the client disconnects.
 
   --profile NAME   oneshot (the default) or persistent; overrides the config's
-  --config SPEC    the runtime config, as a JSON file or inline JSON
+  --config SPEC    the runtime config: a JSON file, or inline JSON starting with {
   --cwd DIR        the session's working directory
+
+Exit status: 0 when the client disconnects or a signal ends it, 1 when the
+session cannot be opened or the connection fails, 2 for a usage error
+(including a bad config).
 `
 
 func mcpCommand(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
-	f, err := parseFlags(args, []string{"profile", "config", "cwd"}, []string{"help"})
+	fs := newFlags("mcp")
+	profile := fs.String("profile", "", "")
+	config := fs.String("config", "", "")
+	cwdFlag := fs.String("cwd", ".", "")
+	if code := parse(fs, args, 0, 0, mcpUsage, stdout, stderr); code >= 0 {
+		return code
+	}
+	cwd, err := filepath.Abs(*cwdFlag)
 	if err != nil {
-		fmt.Fprintf(stderr, "shellport mcp: %v\n%s", err, mcpUsage)
-		return 2
+		return usageError(fs.Name(), "--cwd: "+err.Error(), mcpUsage, stderr)
 	}
-	if f.bools["help"] {
-		fmt.Fprint(stdout, mcpUsage)
-		return 0
-	}
-	if len(f.rest) > 0 {
-		fmt.Fprintf(stderr, "shellport mcp: unexpected argument %q\n%s", f.rest[0], mcpUsage)
-		return 2
-	}
-	cwd := f.values["cwd"]
-	if cwd == "" {
-		cwd = "."
-	}
-	if cwd, err = filepath.Abs(cwd); err != nil {
-		fmt.Fprintf(stderr, "shellport mcp: --cwd: %v\n", err)
-		return 2
-	}
-	cfg, err := loadConfig(f.values["config"])
+	cfg, err := loadConfig(*config, *profile)
 	if err != nil {
-		fmt.Fprintf(stderr, "shellport mcp: %v\n", err)
-		return 2
-	}
-	if p, ok := f.values["profile"]; ok {
-		cfg.Profile = p // checked with the rest of the config when the runtime starts
+		return usageError(fs.Name(), err.Error(), mcpUsage, stderr)
 	}
 
 	// A client that vanishes breaks stdout; notice that as an error instead

@@ -85,7 +85,7 @@ func TestMCPUsageErrors(t *testing.T) {
 		{[]string{"extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"--config", "/nonexistent.json"}, 2, "read config"},
 		{[]string{"--cwd", "/nonexistent/dir"}, 1, `open session in "/nonexistent/dir"`},
-		{[]string{"--profile", "turbo"}, 1, `unknown profile "turbo"`},
+		{[]string{"--profile", "turbo"}, 2, `unknown profile "turbo"`},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(append([]string{"mcp"}, tc.args...), strings.NewReader(""), &out, &errOut)

@@ -13,27 +13,45 @@ import (
 	"github.com/shellport/shellport/internal/core"
 )
 
+const serveUsage = `usage: shellport serve [--config FILE|JSON] [--log FILE] [--expect-version V] [--heartbeat D]
+
+Serves the runtime over newline-delimited JSON-RPC 2.0 on stdin and stdout
+(docs/PROTOCOL.md). stdout carries protocol messages only. It answers the
+requests it has read when its input ends, then exits; it also exits on the
+exit notification, SIGTERM, SIGINT or SIGHUP, when its parent exits or
+nobody reads its output, and after killing every process it started.
+
+  --config SPEC          the runtime config: a JSON file, or inline JSON
+                         starting with {; a bad one is reported to the first
+                         request
+  --log FILE             write diagnostics to FILE instead of stderr
+  --expect-version V     refuse to start unless this is version V
+  --heartbeat D          exit when nothing arrives on stdin for D (10s, 1m);
+                         initialize reports it as heartbeatMs
+
+Exit status: 0 after a normal end, 1 when it could not start or read its
+input, 2 for a usage error.
+`
+
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseFlags(args, []string{"config", "log", "expect-version", "heartbeat"}, nil)
+	fs := newFlags("serve")
+	config := fs.String("config", "", "")
+	logFile := fs.String("log", "", "")
+	expect := fs.String("expect-version", "", "")
+	beat := fs.String("heartbeat", "", "")
+	if code := parse(fs, args, 0, 0, serveUsage, stdout, stderr); code >= 0 {
+		return code
+	}
+	heartbeat, err := parseHeartbeat(*beat)
 	if err != nil {
-		fmt.Fprintf(stderr, "shellport serve: %v\n%s", err, usage)
-		return 2
+		return usageError(fs.Name(), err.Error(), serveUsage, stderr)
 	}
-	if len(f.rest) > 0 {
-		fmt.Fprintf(stderr, "shellport serve: unexpected argument %q\n", f.rest[0])
-		return 2
-	}
-	heartbeat, err := parseHeartbeat(f.values["heartbeat"])
-	if err != nil {
-		fmt.Fprintf(stderr, "shellport serve: %v\n", err)
-		return 2
-	}
-	if want := f.values["expect-version"]; want != "" && want != core.Version {
+	if want := *expect; want != "" && want != core.Version {
 		fmt.Fprintf(stderr, "shellport serve: the client expects version %q but this executable is version %q\n", want, core.Version)
 		return 1
 	}
 	logw := stderr
-	if path := f.values["log"]; path != "" {
+	if path := *logFile; path != "" {
 		file, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			fmt.Fprintf(stderr, "shellport serve: open log: %v\n", err)
@@ -42,7 +60,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer file.Close()
 		logw = file
 	}
-	cfg, cfgErr := loadConfig(f.values["config"])
+	cfg, cfgErr := loadConfig(*config, "")
 	if cfgErr != nil {
 		// Serve anyway: the client learns the reason from its first reply
 		// instead of from a pipe that closed without a word.

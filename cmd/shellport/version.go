@@ -10,21 +10,26 @@ import (
 	"github.com/shellport/shellport/internal/core"
 )
 
+const versionUsage = `usage: shellport version [--sha256]
+
+Prints the version of this executable.
+
+  --sha256   print the SHA-256 of this executable's file instead
+
+Exit status: 0, 1 when the file cannot be read, 2 for a usage error.
+`
+
 // version prints the runtime's version, or with --sha256 the SHA-256 of
 // this executable's own file: the Python package compares it with its
 // bundled copy before installing into a sandbox, because two builds of one
 // version (a development build, a rebuilt wheel) differ only there.
 func version(args []string, stdout, stderr io.Writer) int {
-	f, err := parseFlags(args, nil, []string{"sha256"})
-	if err != nil {
-		fmt.Fprintf(stderr, "shellport version: %v\n%s", err, usage)
-		return 2
+	fs := newFlags("version")
+	sha := fs.Bool("sha256", false, "")
+	if code := parse(fs, args, 0, 0, versionUsage, stdout, stderr); code >= 0 {
+		return code
 	}
-	if len(f.rest) > 0 {
-		fmt.Fprintf(stderr, "shellport version: unexpected argument %q\n", f.rest[0])
-		return 2
-	}
-	if !f.bools["sha256"] {
+	if !*sha {
 		fmt.Fprintln(stdout, core.Version)
 		return 0
 	}

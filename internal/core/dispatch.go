@@ -141,7 +141,7 @@ func (rt *Runtime) initLocked() error {
 	if rt.opts.ConfigErr != nil {
 		return rpc.Errorf(rpc.CodeConfig, "%v", rt.opts.ConfigErr)
 	}
-	if err := rt.cfg.check(); err != nil {
+	if err := rt.cfg.Check(); err != nil {
 		return rpc.Errorf(rpc.CodeConfig, "%v", err)
 	}
 	// The default sandbox must be enforceable before anything runs under

@@ -2,12 +2,9 @@ package core
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"time"
 
-	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -25,57 +22,36 @@ type mounted struct {
 type registry struct {
 	byName map[string]*mounted
 	order  []*mounted
+	// longest is the longest a call of any mounted tool can take under
+	// the config (see Runtime.LongestCall).
+	longest time.Duration
 }
 
 // testOnlyExtraTools, when set by a test, mounts more tools.
 var testOnlyExtraTools func(tools.Host) []tools.Tool
 
-// toolNames lists the canonical tool names a profile mounts, in the order
-// tools/list shows them.
-func toolNames(profile string, testTools bool) []string {
-	var names []string
-	switch profile {
-	case ProfilePersistent:
-		names = []string{"bash"}
-	default:
-		names = []string{"bash", "bash_output", "bash_kill"}
-	}
-	names = append(names, "str_replace_editor")
-	if testTools {
-		names = append(names, testToolNames...)
-	}
-	return names
-}
+// minLongestCall is what LongestCall assumes of a tool whose config does
+// not bound its calls (the editor: file I/O, a lock another process holds).
+const minLongestCall = time.Minute
 
-// buildTools constructs the tools of cfg's profile. opts gives the default
-// spawn helper (Options.SpawnHelper) and, when there is none, why.
+// buildTools constructs the tools a checked config mounts, in order. The
+// host's Names are filled with the names the model sees, so that every
+// text naming a tool uses them.
 func buildTools(cfg Config, host tools.Host, opts Options) ([]tools.Tool, error) {
-	bc := cfg.Tools["bash"]
-	origin := "tools.bash.spawnHelper"
-	if bc.SpawnHelper == "" {
-		bc.SpawnHelper, origin = opts.SpawnHelper, "SHELLPORT_SPAWN_HELPER, or the helper shipped beside shellport"
+	host.Names = map[string]string{}
+	b := &builder{host: host, opts: opts, configs: map[string]tools.Config{}}
+	for _, m := range cfg.mounted {
+		host.Names[m.row.tool] = m.name
+		b.configs[m.row.tool] = m.config
 	}
-	if bc.SpawnHelper == "" && spawnhelper.Required() {
-		// Never unsupervised: without the helper nothing kills what
-		// commands leave behind.
-		if opts.SpawnHelperNotFound != nil {
-			return nil, opts.SpawnHelperNotFound
-		}
-		return nil, spawnhelper.NotFound("", "no carrier named a directory")
-	}
-	if err := checkSpawnHelper(bc.SpawnHelper, origin); err != nil {
-		return nil, err
-	}
+	b.host = host
 	var list []tools.Tool
-	switch cfg.Profile {
-	case ProfilePersistent:
-		list = append(list, newPersistentBash(host, bc))
-	default:
-		list = append(list, newOneshotBash(host, bc)...)
-	}
-	list = append(list, newEditor(host, cfg.Tools["str_replace_editor"]))
-	if cfg.TestTools {
-		list = append(list, newTestTools(host)...)
+	for _, m := range cfg.mounted {
+		t, err := catalog[m.row.kind].build(b, m.row.tool, m.config)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, t)
 	}
 	if testOnlyExtraTools != nil {
 		list = append(list, testOnlyExtraTools(host)...)
@@ -83,42 +59,24 @@ func buildTools(cfg Config, host tools.Host, opts Options) ([]tools.Tool, error)
 	return list, nil
 }
 
-// checkSpawnHelper fails unless path is empty (direct spawning, where the
-// platform allows it) or an executable file: a helper that cannot run is
-// reported now, by name, rather than at the first command, and never
-// replaced by direct spawning.
-func checkSpawnHelper(path, origin string) error {
-	if path == "" {
-		return nil
-	}
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("spawn helper %q (from %s) does not exist", path, origin)
-	case err != nil:
-		return fmt.Errorf("spawn helper %q (from %s): %w", path, origin, err)
-	case !info.Mode().IsRegular():
-		return fmt.Errorf("spawn helper %q (from %s) is not a regular file", path, origin)
-	case info.Mode().Perm()&0o111 == 0:
-		return fmt.Errorf("spawn helper %q (from %s) is not executable (chmod +x it, or point the setting elsewhere)", path, origin)
-	}
-	return nil
-}
-
 func newRegistry(cfg Config, host tools.Host, opts Options) (*registry, error) {
 	list, err := buildTools(cfg, host, opts)
 	if err != nil {
 		return nil, err
 	}
-	reg := &registry{byName: map[string]*mounted{}}
-	for _, t := range list {
-		tc := cfg.Tools[t.Name()]
+	reg := &registry{byName: map[string]*mounted{}, longest: minLongestCall}
+	for i, t := range list {
 		m := &mounted{tool: t, name: t.Name(), description: t.Description(), schema: t.InputSchema()}
-		if tc.Name != "" {
-			m.name = tc.Name
-		}
-		if tc.Description != "" {
-			m.description = tc.Description
+		if i < len(cfg.mounted) {
+			mc := cfg.mounted[i]
+			common := tools.CommonOf(mc.config)
+			m.name = mc.name
+			if common.Description != "" {
+				m.description = common.Description
+			}
+			if b, ok := mc.config.(tools.CallBound); ok {
+				reg.longest = max(reg.longest, b.LongestCall())
+			}
 		}
 		if !json.Valid(m.schema) {
 			return nil, fmt.Errorf("tool %q: input schema is not valid JSON", t.Name())

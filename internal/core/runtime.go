@@ -162,11 +162,42 @@ func (rt *Runtime) maxMessage() int {
 func (rt *Runtime) ExitRequested() <-chan struct{} { return rt.exit }
 
 // Drain stops taking requests and waits until every request already
-// delivered has been answered, or ctx ends. The executable drains at end of
-// input, so a script that pipes its requests and closes stdin still gets
-// every reply.
+// delivered has been answered. It gives up when ctx ends, or when no
+// request was answered for LongestCall: every call is bounded by its tool's
+// config, so that long without progress means a call is stuck. The
+// executable drains at end of input, so a script that pipes its requests
+// and closes stdin still gets every reply, however many calls wait their
+// turn in a session.
 func (rt *Runtime) Drain(ctx context.Context) error {
-	return rt.srv.Close(ctx)
+	for {
+		before := rt.srv.Replies()
+		limit := rt.LongestCall()
+		if testOnlyDrainLimit > 0 {
+			limit = testOnlyDrainLimit
+		}
+		wait, cancel := context.WithTimeout(ctx, limit)
+		err := rt.srv.Close(wait)
+		cancel()
+		if err == nil || ctx.Err() != nil || rt.srv.Replies() == before {
+			return err
+		}
+	}
+}
+
+// testOnlyDrainLimit, when set by a test, replaces LongestCall in Drain.
+var testOnlyDrainLimit time.Duration
+
+// LongestCall is the longest one tool call can take under the runtime's
+// config: the largest timeout a tool's config allows plus the time the
+// tool gives a command to stop (see tools.CallBound), and at least a
+// minute. Before initialization it is that minute.
+func (rt *Runtime) LongestCall() time.Duration {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.reg == nil {
+		return minLongestCall
+	}
+	return rt.reg.longest
 }
 
 // Close ends every session, kills every process the tools started, answers

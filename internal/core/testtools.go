@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/shellport/shellport/internal/tools"
@@ -11,10 +12,19 @@ import (
 // The self-test tools exist so tests of the carriers (C ABI, stdio, Python)
 // can exercise panics, cancellation and notices without depending on a real
 // tool. They are mounted only with {"testTools": true}.
-var testToolNames = []string{"_echo", "_sleep", "_panic", "_notify"}
+//
+// newTestTool returns the one named tool (a row of testRows).
+func newTestTool(host tools.Host, name string) (tools.Tool, error) {
+	for _, t := range newTestTools(host) {
+		if t.Name() == name {
+			return t, nil
+		}
+	}
+	return nil, fmt.Errorf("no test tool %q", name)
+}
 
-func newTestTools(host tools.Host) []tools.Tool {
-	return []tools.Tool{
+func newTestTools(host tools.Host) []*testTool {
+	return []*testTool{
 		&testTool{name: "_echo", desc: "Returns its arguments as text.", run: func(_ context.Context, c *tools.Call) (*tools.Result, error) {
 			return &tools.Result{Text: string(c.Arguments), Structured: map[string]any{"session": c.Session.ID, "cwd": c.Session.Cwd, "env": c.Session.Env, "callId": c.ID}}, nil
 		}},

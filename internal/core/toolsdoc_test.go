@@ -19,37 +19,48 @@ const (
 )
 
 // TestToolsDoc keeps docs/TOOLS.md true: its generated section must hold
-// exactly the descriptions and schemas the tools hand to a model. Rewrite it
-// with UPDATE_GOLDEN=1.
+// exactly the descriptions and schemas the tools of every profile hand to
+// a model (a tool that reads the same in several profiles is shown once).
+// Rewrite it with UPDATE_GOLDEN=1.
 func TestToolsDoc(t *testing.T) {
-	var gen bytes.Buffer
-	gen.WriteString(docBegin + "\n")
-	seen := map[string]bool{}
-	for _, profile := range []string{ProfileOneshot, ProfilePersistent} {
-		cfg := Config{Profile: profile}
-		if err := cfg.check(); err != nil {
+	type entry struct {
+		name, description, schema string
+		profiles                  []string
+	}
+	var entries []*entry
+	for _, p := range profiles {
+		cfg := Config{Profile: p.name}
+		if err := cfg.Check(); err != nil {
 			t.Fatal(err)
 		}
 		list, err := buildTools(cfg, tools.Host{SpillDir: t.TempDir()}, Options{SpawnHelper: testkit.SpawnHelper(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
+	next:
 		for _, tool := range list {
-			key := profile + "/" + tool.Name()
-			if tool.Name() == "str_replace_editor" && seen["str_replace_editor"] {
-				continue // the same tool in every profile
-			}
-			seen[tool.Name()] = true
 			var schema bytes.Buffer
 			if err := json.Indent(&schema, tool.InputSchema(), "", "  "); err != nil {
-				t.Fatalf("%s: schema: %v", key, err)
+				t.Fatalf("%s/%s: schema: %v", p.name, tool.Name(), err)
 			}
-			fmt.Fprintf(&gen, "\n### `%s` (%s)\n\n```text\n%s\n```\n\n<details><summary>input schema</summary>\n\n```json\n%s\n```\n\n</details>\n",
-				tool.Name(), profileLabel(profile, tool.Name()), strings.TrimRight(tool.Description(), "\n"), schema.String())
+			e := &entry{tool.Name(), strings.TrimRight(tool.Description(), "\n"), schema.String(), []string{p.name}}
 			if c, ok := tool.(tools.Closer); ok {
 				_ = c.Close()
 			}
+			for _, seen := range entries {
+				if seen.name == e.name && seen.description == e.description && seen.schema == e.schema {
+					seen.profiles = append(seen.profiles, p.name)
+					continue next
+				}
+			}
+			entries = append(entries, e)
 		}
+	}
+	var gen bytes.Buffer
+	gen.WriteString(docBegin + "\n")
+	for _, e := range entries {
+		fmt.Fprintf(&gen, "\n### `%s` (%s)\n\n```text\n%s\n```\n\n<details><summary>input schema</summary>\n\n```json\n%s\n```\n\n</details>\n",
+			e.name, profileLabel(e.profiles), e.description, e.schema)
 	}
 	gen.WriteString("\n" + docFinish)
 
@@ -74,9 +85,11 @@ func TestToolsDoc(t *testing.T) {
 	}
 }
 
-func profileLabel(profile, name string) string {
-	if name == "str_replace_editor" {
-		return "every profile"
+// profileLabel names the profiles a tool reads the same in: "oneshot
+// profile", "oneshot and persistent profiles".
+func profileLabel(names []string) string {
+	if len(names) == 1 {
+		return names[0] + " profile"
 	}
-	return profile + " profile"
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " profiles"
 }

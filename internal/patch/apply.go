@@ -20,6 +20,18 @@ type Options struct {
 	// Policy vets every path the patch changes, as written (absolute and
 	// cleaned) and with symbolic links resolved. Nil allows every path.
 	Policy fileio.Policy
+	// Shell is the name of the tool that runs commands, which refusals of
+	// files this engine does not edit (binary, too large, not UTF-8)
+	// suggest instead; empty means "a shell command".
+	Shell string
+}
+
+// shell returns the name refusals suggest for what the engine cannot do.
+func (o *Options) shell() string {
+	if o.Shell == "" {
+		return "a shell command"
+	}
+	return o.Shell
 }
 
 // Result reports an applied patch.
@@ -315,9 +327,9 @@ func (a *applier) update(f File, t target, ch Change) (Change, error) {
 		var data []byte
 		if lf := a.locked[st.key]; lf != nil {
 			fi = lf.Info()
-			data, err = lf.ReadText(f.Path)
+			data, err = lf.ReadText(f.Path, a.opt.shell())
 		} else {
-			fi, data, err = fileio.ReadText(f.Path, st.key)
+			fi, data, err = fileio.ReadText(f.Path, st.key, a.opt.shell())
 		}
 		if err != nil {
 			return ch, err

@@ -71,7 +71,7 @@ func TestApplyWaitsForTheEditorsLock(t *testing.T) {
 		t.Fatalf("the patch ran while the editor held the file: %v", err)
 	case <-time.After(300 * time.Millisecond):
 	}
-	data, err := lf.ReadText(real)
+	data, err := lf.ReadText(real, "bash")
 	if err != nil {
 		t.Fatal(err)
 	}

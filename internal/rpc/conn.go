@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // CancelMethod is the notification that cancels an in-flight request.
@@ -55,6 +56,7 @@ type Server struct {
 	inflight map[string]context.CancelFunc
 	closed   bool
 	wg       sync.WaitGroup
+	replies  atomic.Uint64 // requests answered, for Replies
 }
 
 // NewServer returns a server that routes to h and writes through send.
@@ -153,6 +155,10 @@ func (s *Server) Close(ctx context.Context) error {
 		return fmt.Errorf("close: requests still running: %w", ctx.Err())
 	}
 }
+
+// Replies counts the requests answered so far: a waiter can tell a server
+// that still makes progress from one that is stuck.
+func (s *Server) Replies() uint64 { return s.replies.Load() }
 
 // CancelAll cancels every in-flight request.
 func (s *Server) CancelAll() {
@@ -271,6 +277,7 @@ func (s *Server) cancel(params json.RawMessage) *Error {
 
 // reply sends req's one reply to where req came from.
 func (s *Server) reply(req *Request, result any, rpcErr *Error) {
+	defer s.replies.Add(1)
 	sink := req.sink
 	if sink == nil {
 		sink = s.send

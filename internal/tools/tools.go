@@ -134,6 +134,21 @@ type Host struct {
 	// outputs that were too long to return. It exists; tools create files in
 	// it and never remove the directory.
 	SpillDir string
+	// Names maps canonical tool names to the names the model sees, which
+	// config may change ({"tools": {"bash_output": {"name": "read_task"}}}).
+	// Every model-facing text that names a tool takes the name from here
+	// (see Name). Nil in tests: every tool keeps its canonical name.
+	Names map[string]string
+}
+
+// Name returns the name the model sees for the tool with this canonical
+// name. Texts name tools only through it, so a renamed tool is never
+// called by its old name.
+func (h Host) Name(canonical string) string {
+	if n := h.Names[canonical]; n != "" {
+		return n
+	}
+	return canonical
 }
 
 // Notice queues text for the session with sessionKey when h.Notify is set.
@@ -152,8 +167,9 @@ type Result struct {
 	// Structured carries machine-readable facts (MCP structuredContent):
 	// exitCode, signal, timedOut, truncated, spillPath, shellReset, taskId…
 	Structured map[string]any
-	// Raw is the unprocessed output for UIs (exact bytes as text); it is
-	// never shown to the model. Empty when the tool has none.
+	// Raw is a command's output for a UI's terminal view: the output part
+	// of Text, without the status lines after it. Empty when the tool has
+	// none.
 	Raw string
 }
 

@@ -63,7 +63,7 @@ async def test_session(tmp_path: Path, mode: str) -> None:
         assert annotations.destructive_hint
 
         r = await c.call_tool("bash", {"command": "mkdir src && cd src && export MODE=" + mode})
-        assert (r.is_error, r.content[0].text) == (False, "")
+        assert (r.is_error, r.content[0].text) == (False, "[no output]")
         r = await c.call_tool("bash", {"command": "pwd; echo $MODE; false"})
         assert r.content[0].text == f"{tmp_path}/src\n{mode}\n[exit code: 1]"
         assert r.is_error is False

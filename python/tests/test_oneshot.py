@@ -156,7 +156,7 @@ def test_timeout_marker_even_when_command_traps_term_and_exits_0(s: shellport.Se
         timeoutMs=300,
     )
     assert r.text.startswith("started\ngot-term\n")
-    assert r.text.endswith("\n[timed out after 300ms]")
+    assert r.text.endswith("\n[timed out after 300 ms]")
     assert "[exit code:" not in r.text
     assert "[killed by signal:" not in r.text
     assert r.meta["timedOut"] is True
@@ -166,7 +166,7 @@ def test_timeout_marker_even_when_command_traps_term_and_exits_0(s: shellport.Se
 
 def test_timeout_of_a_command_that_dies_of_sigterm(s: shellport.Session) -> None:
     r = bash(s, "sleep 30", timeoutMs=300)
-    assert r.text == "[timed out after 300ms]\n[killed by signal: SIGTERM]"
+    assert r.text == "[timed out after 300 ms]\n[killed by signal: SIGTERM]"
     assert (r.meta["timedOut"], r.meta["signal"]) == (True, "SIGTERM")
 
 
@@ -186,25 +186,33 @@ def test_processes_left_behind_are_stopped(s: shellport.Session, tmp_path: Path)
         wait_dead(int((tmp_path / name).read_text()), f"the process in {name}")
 
 
-def test_truncation_keeps_the_end_and_spills_everything(s: shellport.Session) -> None:
+def test_truncation_keeps_head_and_tail_and_spills_everything(s: shellport.Session) -> None:
+    # Issue 11: the head and the tail are kept, as in persistent bash.
     full = "".join(f"{i}\n" for i in range(1, 100_001))
     r = bash(s, "seq 1 100000")
     assert r.meta["truncated"] is True
     spill = r.meta["spillPath"]
     assert Path(spill).read_text() == full
     m = re.fullmatch(
-        r"\[\.\.\. (\d+) earlier characters omitted \.\.\.\]\n(.*)\n"
+        r"(.*)\[\.\.\. ([0-9,]+) characters \(([0-9,]+) lines\) left out \.\.\.\]\n(.*)\n"
         r"\[output truncated; full output: (.*)\]",
         r.text,
         re.S,
     )
     assert m is not None, r.text[:300] + " … " + r.text[-300:]
-    omitted, kept, named = int(m.group(1)), m.group(2) + "\n", m.group(3)
+    head, omitted, tail, named = (
+        m.group(1),
+        int(m.group(2).replace(",", "")),
+        m.group(4) + "\n",
+        m.group(5),
+    )
     assert named == spill
-    assert omitted + len(kept) == len(full)
-    assert full.endswith(kept)
-    assert kept.endswith("99999\n100000\n")
-    assert len(kept) <= 30_000
+    assert omitted + len(head) + len(tail) == len(full)
+    assert full.startswith(head)
+    assert head.startswith("1\n2\n3\n")
+    assert full.endswith(tail)
+    assert tail.endswith("99999\n100000\n")
+    assert len(head) + len(tail) <= 30_000
 
 
 # --- background tasks -------------------------------------------------------------------

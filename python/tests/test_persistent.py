@@ -107,14 +107,14 @@ def test_state_persists_across_calls(sh: shellport.Session, tmp_path: Path) -> N
         sh,
         "cd sub && export FOO='bar baz' && greet() { echo \"hi $1\"; }"
         " && alias ll='echo aliased' && source ../venv/bin/activate",
-        "",
+        "[no output]",
     )
     expect(
         sh,
         'pwd; echo "$FOO"; greet you; ll; hello-venv; echo "$VIRTUAL_ENV"',
         f"{sh.cwd}/sub\nbar baz\nhi you\naliased\nfrom-venv\n{venv}\n",
     )
-    expect(sh, "unset FOO; cd ..", "")
+    expect(sh, "unset FOO; cd ..", "[no output]")
     expect(sh, 'echo "[$FOO]"; pwd', f"[]\n{sh.cwd}\n")
 
 
@@ -148,7 +148,7 @@ SPOOFS = [
 
 
 def test_state_dumps_and_fake_markers_do_not_end_a_call(sh: shellport.Session) -> None:
-    expect(sh, "export KEEP=kept; f() { echo in-f; }", "")
+    expect(sh, "export KEEP=kept; f() { echo in-f; }", "[no output]")
     for i, spoof in enumerate(SPOOFS):
         r = bash(sh, f"{spoof}; echo END-{i}")
         assert r.text.endswith(f"END-{i}\n"), spoof
@@ -163,7 +163,7 @@ def test_state_dumps_and_fake_markers_do_not_end_a_call(sh: shellport.Session) -
 
 
 def test_background_job_leaves_no_notice_in_next_call(sh: shellport.Session) -> None:
-    expect(sh, "sleep 0.2 &", "")
+    expect(sh, "sleep 0.2 &", "[no output]")
     # The job ends while this call runs: bash's "[1]+ Done" must not appear.
     expect(sh, "sleep 0.5; echo next", "next\n")
     expect(sh, "echo again", "again\n")
@@ -184,7 +184,7 @@ def test_script_like_delivery(sh: shellport.Session) -> None:
 
 
 def test_unbalanced_quote_returns_syntax_error_and_keeps_state(sh: shellport.Session) -> None:
-    expect(sh, "export KEEP=yes; cd /", "")
+    expect(sh, "export KEEP=yes; cd /", "[no output]")
     for broken in ("echo 'unbalanced", "if true; then echo x"):
         r = bash(sh, broken)
         assert r.meta["timedOut"] is False, broken  # it did not wait for more input
@@ -201,16 +201,16 @@ def test_unbalanced_quote_returns_syntax_error_and_keeps_state(sh: shellport.Ses
 @pytest.mark.parametrize(
     ("command", "marker", "code", "signal"),
     [
-        ("exit 3", "[shell exited: code 3]", 3, None),
-        ("set -e; false; echo not-reached", "[shell exited: code 1]", 1, None),
-        ("kill -9 $$", "[shell killed by signal: SIGKILL]", 137, "SIGKILL"),
+        ("exit 3", "[exit code: 3]", 3, None),
+        ("set -e; false; echo not-reached", "[exit code: 1]", 1, None),
+        ("kill -9 $$", "[killed by signal: SIGKILL]", None, "SIGKILL"),
     ],
 )
 def test_shell_death_is_reported_and_next_call_gets_fresh_shell(
     sh: shellport.Session, tmp_path: Path, command: str, marker: str, code: int, signal: str | None
 ) -> None:
     (tmp_path / "sub").mkdir()
-    expect(sh, "cd sub; export GONE=1; g() { :; }", "")
+    expect(sh, "cd sub; export GONE=1; g() { :; }", "[no output]")
     r = bash(sh, command)
     assert r.text.splitlines()[0] == marker
     assert reset_note_in(r.text, sh.cwd)
@@ -228,12 +228,12 @@ def test_read_under_timeout_resets_and_says_it_waited_for_input(
     short_rt: shellport.Runtime, tmp_path: Path
 ) -> None:
     with short_rt.session(tmp_path) as s:
-        expect(s, "export KEEP=1; cd /", "")
+        expect(s, "export KEEP=1; cd /", "[no output]")
         r = bash(s, "echo asking; read x; echo got $x")
         assert r.text.startswith("asking\n")
         assert "got" not in r.text
         assert "waiting for input from the terminal" in r.text
-        assert f"[timed out after {SHORT_TIMEOUT_MS} ms;" in r.text
+        assert f"\n[timed out after {SHORT_TIMEOUT_MS} ms]\n" in r.text
         assert reset_note_in(r.text, s.cwd)
         assert r.meta["timedOut"] is True
         assert r.meta["waitingForInput"] is True
@@ -252,7 +252,7 @@ def test_yes_under_timeout_is_bounded_and_spilled(
         assert r.meta["waitingForInput"] is False
         assert r.text.startswith("y\ny\ny\n")
         assert "[... " in r.text
-        assert f"[timed out after {SHORT_TIMEOUT_MS} ms;" in r.text
+        assert f"\n[timed out after {SHORT_TIMEOUT_MS} ms]\n" in r.text
         # 30000 characters of output (the default bound) plus the notices.
         assert len(r.text) < 32_000
         spill = Path(r.meta["spillPath"])
@@ -274,17 +274,22 @@ def test_large_output_keeps_head_and_tail_and_spills_everything(sh: shellport.Se
     spill = Path(r.meta["spillPath"])
     assert spill.read_text() == full
 
-    m = re.search(r"^\[\.\.\. ([\d,]+) characters .*?(\d[\d,]*) characters.*\]\n", r.text, re.M)
+    # Issue 11: the dialect of both bash tools: a note where the output was
+    # cut, and a last line naming the spill file.
+    m = re.search(
+        r"^\[\.\.\. ([\d,]+) characters \(([\d,]+) lines\) left out \.\.\.\]\n", r.text, re.M
+    )
     assert m is not None, r.text[:2000]
-    assert str(spill) in m.group(0)
-    head, tail = r.text[: m.start()], r.text[m.end() :]
+    end = f"[output truncated; full output: {spill}]"
+    assert r.text.endswith("\n" + end)
+    head, tail = r.text[: m.start()], r.text[m.end() : -len(end)]
     assert head.startswith("1\n2\n3\n")
     assert full.startswith(head)
     assert tail.endswith("1999999\n2000000\n")
     assert full.endswith(tail)
-    left_out, total = (int(g.replace(",", "")) for g in m.groups())
-    assert total == len(full)
+    left_out, lines = (int(g.replace(",", "")) for g in m.groups())
     assert left_out == len(full) - len(head) - len(tail)
+    assert lines == 2_000_000 - head.count("\n") - tail.count("\n")
     assert len(head) + len(tail) <= 30_000
 
 
@@ -384,7 +389,7 @@ def test_calls_from_threads_do_not_interleave(sh: shellport.Session, tmp_path: P
         t.start()
     for t in threads:
         t.join(60)
-    assert results == {0: "", 1: "", 2: ""}
+    assert results == {0: "[no output]", 1: "[no output]", 2: "[no output]"}
     lines = (tmp_path / "log").read_text().split()
     assert len(lines) == 6
     for start, end in zip(lines[::2], lines[1::2]):
@@ -394,7 +399,7 @@ def test_calls_from_threads_do_not_interleave(sh: shellport.Session, tmp_path: P
 
 async def test_cancelling_acall_resets_the_shell(sh: shellport.Session, tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
-    assert (await sh.acall("bash", {"command": "export KEEP=1; cd sub"})).text == ""
+    assert (await sh.acall("bash", {"command": "export KEEP=1; cd sub"})).text == "[no output]"
     pidfile = tmp_path / "shellpid"
     task = asyncio.ensure_future(
         sh.acall("bash", {"command": "echo $$ > ../pid.tmp; mv ../pid.tmp ../shellpid; sleep 30"})
@@ -438,7 +443,7 @@ PIDFILES = ("shell.pid", "job.pid", "stubborn.pid", "nohup.pid")
 
 
 def start_jobs(s: shellport.Session, where: Path) -> list[int]:
-    expect(s, JOBS, "")
+    expect(s, JOBS, "[no output]")
     pids = [read_pid(where / name) for name in PIDFILES]
     assert all(alive(pid) for pid in pids)
     return pids
@@ -476,6 +481,9 @@ def test_presentation(sh: shellport.Session) -> None:
     p = r.presentation
     assert p["title"] == command
     assert p["kind"] == "execute"
-    assert p["_meta"]["terminal_info"]["cwd"] == sh.cwd
+    # Issue 11: the card both bash tools give: terminal_info belongs to the
+    # call's card, the result's carries terminal_exit and the fenced text.
+    assert "terminal_info" not in p["_meta"]
+    assert p["content"][-1]["content"]["text"] == "```console\nhi\n[exit code: 1]\n```"
     assert p["_meta"]["terminal_exit"]["exit_code"] == r.meta["exitCode"] == 1
     assert p["_meta"]["terminal_exit"]["signal"] is None

@@ -21,7 +21,6 @@ import (
 
 	"github.com/shellport/shellport/internal/carrier/inproc"
 	"github.com/shellport/shellport/internal/core"
-	"github.com/shellport/shellport/internal/tools"
 )
 
 // hangGuard bounds every wait in these tests; it only keeps a broken build
@@ -195,7 +194,7 @@ func readPid(t *testing.T, path string) int {
 // descriptions, same input schemas, with annotations by canonical name (a
 // renamed tool keeps them).
 func TestListToolsIsOurs(t *testing.T) {
-	cfg := core.Config{Tools: map[string]tools.Config{"str_replace_editor": {Name: "edit"}}}
+	cfg := core.Config{Tools: map[string]json.RawMessage{"str_replace_editor": json.RawMessage(`{"name":"edit"}`)}}
 	f := start(t, cfg, t.TempDir())
 	got, err := f.cs.ListTools(context.Background(), nil)
 	if err != nil {

@@ -19,21 +19,14 @@ var annotations = map[string]mcpsdk.ToolAnnotations{
 	"bash_output":        {ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	"bash_kill":          {DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 	"str_replace_editor": {DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	"apply_patch":        {DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
 }
 
 func ptr[T any](v T) *T { return &v }
 
 // renamedTools maps the names the config exposes tools under back to their
 // canonical names, so a renamed tool keeps its annotations.
-func renamedTools(cfg core.Config) map[string]string {
-	m := map[string]string{}
-	for canonical, tc := range cfg.Tools {
-		if tc.Name != "" {
-			m[tc.Name] = canonical
-		}
-	}
-	return m
-}
+func renamedTools(cfg core.Config) map[string]string { return cfg.CanonicalNames() }
 
 // mcpTool declares one of our tools to the SDK with our schema unchanged.
 func mcpTool(t toolInfo, renamed map[string]string) (*mcpsdk.Tool, error) {

@@ -16,15 +16,10 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/rpc"
 )
-
-// drainLimit bounds the wait for in-flight calls at end of input; it is a
-// little over the longest timeout a call may ask for.
-const drainLimit = 11 * time.Minute
 
 // Serve runs a runtime made from opts over in and out until one of the ends
 // described in the package documentation. opts.Send is replaced by a writer
@@ -63,9 +58,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 	select {
 	case readErr = <-inputDone:
 		// Answer what was already asked: every call is bounded by its tool's
-		// timeout, and an exit notification, ctx or an output nobody reads
-		// any more cuts the wait short.
-		drainCtx, stopDrain := context.WithTimeout(context.Background(), drainLimit)
+		// timeout, so Drain gives up once no call has ended for the longest
+		// one the config allows; an exit notification, ctx or an output
+		// nobody reads any more cuts the wait short.
+		drainCtx, stopDrain := context.WithCancel(context.Background())
 		gone := readerGone(out)
 		go func() {
 			select {

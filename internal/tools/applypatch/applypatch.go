@@ -30,19 +30,22 @@ import (
 // Name is the canonical name of both shapes.
 const Name = "apply_patch"
 
+// Config is apply_patch's config: it has no settings of its own.
+type Config = tools.CommonConfig
+
 // New returns apply_patch as a function tool taking {"patch": "*** Begin
-// Patch …"}, for shellport's own profiles. It reads cfg.Description
-// (default [DefaultDescription]); the host is not used.
-func New(host tools.Host, cfg tools.Config) tools.Tool {
-	return newTool(envelopeShape, DefaultDescription, cfg)
+// Patch …"}, for shellport's own profiles. Its description is
+// [DefaultDescription]; the host is not used.
+func New(host tools.Host, cfg Config) tools.Tool {
+	return newTool(envelopeShape, DefaultDescription, host.Name(Name), host.Name("bash"))
 }
 
 // NewOpenAI returns apply_patch in the Responses API's native shape,
-// taking {"operation": {"type", "path", "diff"}}. It reads cfg.Description
-// (default [OpenAIDescription], which only clients that list it as a
-// function tool see; OpenAI's models know the native tool already).
-func NewOpenAI(host tools.Host, cfg tools.Config) tools.Tool {
-	return newTool(operationShape, OpenAIDescription, cfg)
+// taking {"operation": {"type", "path", "diff"}}. Its description is
+// [OpenAIDescription], which only clients that list it as a function tool
+// see (OpenAI's models know the native tool already).
+func NewOpenAI(host tools.Host, cfg Config) tools.Tool {
+	return newTool(operationShape, OpenAIDescription, host.Name(Name), host.Name("bash"))
 }
 
 // shape tells the two argument forms apart.
@@ -58,16 +61,14 @@ const (
 type tool struct {
 	shape       shape
 	description string
+	name        string // the name the model sees, for a generic card
+	shell       string // the name of the tool that runs commands, which refusals suggest
 }
 
 var _ tools.Tool = (*tool)(nil)
 
-func newTool(s shape, description string, cfg tools.Config) *tool {
-	t := &tool{shape: s, description: description}
-	if cfg.Description != "" {
-		t.description = cfg.Description
-	}
-	return t
+func newTool(s shape, description, name, shell string) *tool {
+	return &tool{shape: s, description: description, name: name, shell: shell}
 }
 
 func (t *tool) Name() string        { return Name }

@@ -23,7 +23,7 @@ func TestEnvelopeMultiFile(t *testing.T) {
 		"src/old.py": "A = 1\n",
 		"tmp/x.txt":  "x\n",
 	})
-	res := call(t, New(tools.Host{}, tools.Config{}), session(dir), patchArgs(t, `*** Begin Patch
+	res := call(t, New(tools.Host{}, Config{}), session(dir), patchArgs(t, `*** Begin Patch
 *** Add File: docs/notes.md
 +# Notes
 +text
@@ -57,7 +57,7 @@ func TestEnvelopeMultiFile(t *testing.T) {
 func TestOpenAIShape(t *testing.T) {
 	t.Parallel()
 	dir := workdir(t, map[string]string{"app.py": "def f():\n    pass\n", "gone.txt": "bye\n"})
-	tl := NewOpenAI(tools.Host{}, tools.Config{})
+	tl := NewOpenAI(tools.Host{}, Config{})
 	for _, tc := range []struct{ args, text string }{
 		{opArgs(t, "create_file", "notes/todo.md", str("+# Todo\n+- one\n")), "Created notes/todo.md (2 lines)."},
 		{opArgs(t, "update_file", "app.py", str("@@ def f():\n-    pass\n+    return 1\n")), "Updated app.py: 1 hunk at line 2, +1 -1 lines."},
@@ -87,7 +87,7 @@ func TestOpenAIShape(t *testing.T) {
 
 func TestArgumentErrors(t *testing.T) {
 	t.Parallel()
-	env, op := New(tools.Host{}, tools.Config{}), NewOpenAI(tools.Host{}, tools.Config{})
+	env, op := New(tools.Host{}, Config{}), NewOpenAI(tools.Host{}, Config{})
 	for _, tc := range []struct {
 		tl         tools.Tool
 		args, want string
@@ -143,7 +143,7 @@ func TestHostilePatchesDamageNothing(t *testing.T) {
 			t.Parallel()
 			dir := workdir(t, files)
 			before := snapshot(t, dir)
-			res := call(t, New(tools.Host{}, tools.Config{}), session(dir), patchArgs(t, "*** Begin Patch\n*** Add File: new.txt\n+n\n"+tc.patch+"*** End Patch\n"))
+			res := call(t, New(tools.Host{}, Config{}), session(dir), patchArgs(t, "*** Begin Patch\n*** Add File: new.txt\n+n\n"+tc.patch+"*** End Patch\n"))
 			if !res.IsError || res.Structured["status"] != "failed" {
 				t.Fatalf("applied: %s", res.Text)
 			}
@@ -166,7 +166,7 @@ func TestPreservesBytes(t *testing.T) {
 		"Makefile":  "all:\n\tgo build\n\tgo vet\n",
 		"big.txt":   big + "needle\n" + big,
 	})
-	res := call(t, New(tools.Host{}, tools.Config{}), session(dir), patchArgs(t, `*** Begin Patch
+	res := call(t, New(tools.Host{}, Config{}), session(dir), patchArgs(t, `*** Begin Patch
 *** Update File: crlf.txt
  one
 -two
@@ -218,8 +218,8 @@ func TestPathPolicy(t *testing.T) {
 	secret := filepath.Join(outside, "secret.txt")
 	for _, p := range []string{secret, "../" + filepath.Base(outside) + "/secret.txt", "escape/secret.txt"} {
 		for tl, args := range map[tools.Tool]string{
-			New(tools.Host{}, tools.Config{}):       patchArgs(t, "*** Begin Patch\n*** Update File: in.txt\n-in\n+IN\n*** Update File: "+p+"\n-secret\n+pwned\n*** End Patch\n"),
-			NewOpenAI(tools.Host{}, tools.Config{}): opArgs(t, "update_file", p, str("-secret\n+pwned\n")),
+			New(tools.Host{}, Config{}):       patchArgs(t, "*** Begin Patch\n*** Update File: in.txt\n-in\n+IN\n*** Update File: "+p+"\n-secret\n+pwned\n*** End Patch\n"),
+			NewOpenAI(tools.Host{}, Config{}): opArgs(t, "update_file", p, str("-secret\n+pwned\n")),
 		} {
 			before, beforeIn := snapshot(t, outside), snapshot(t, dir)
 			res := call(t, tl, sess, args)
@@ -233,7 +233,7 @@ func TestPathPolicy(t *testing.T) {
 	}
 	// Without a policy (no sandbox) the session may change any path, as
 	// the editor may.
-	res := call(t, NewOpenAI(tools.Host{}, tools.Config{}), session(dir), opArgs(t, "update_file", "escape/secret.txt", str("-secret\n+changed\n")))
+	res := call(t, NewOpenAI(tools.Host{}, Config{}), session(dir), opArgs(t, "update_file", "escape/secret.txt", str("-secret\n+changed\n")))
 	if res.IsError {
 		t.Fatal(res.Text)
 	}
@@ -246,7 +246,7 @@ func TestInvalidUTF8Patch(t *testing.T) {
 	dir := workdir(t, map[string]string{"a.txt": "caf\xc3\xa9\n"})
 	before := snapshot(t, dir)
 	args := "{\"patch\": \"*** Begin Patch\\n*** Update File: a.txt\\n-caf\xc3\xa9\\n+caf\xe9\\n*** End Patch\\n\"}"
-	res := call(t, New(tools.Host{}, tools.Config{}), session(dir), args)
+	res := call(t, New(tools.Host{}, Config{}), session(dir), args)
 	after := snapshot(t, dir)
 	if !res.IsError {
 		// The JSON decoder turned the bad byte into U+FFFD, which is valid
@@ -261,12 +261,9 @@ func TestInvalidUTF8Patch(t *testing.T) {
 	}
 }
 
-func TestDescriptionOverride(t *testing.T) {
+func TestSurface(t *testing.T) {
 	t.Parallel()
-	if d := New(tools.Host{}, tools.Config{Description: "mine"}).Description(); d != "mine" {
-		t.Fatalf("description %q", d)
-	}
-	for _, tl := range []tools.Tool{New(tools.Host{}, tools.Config{}), NewOpenAI(tools.Host{}, tools.Config{})} {
+	for _, tl := range []tools.Tool{New(tools.Host{}, Config{}), NewOpenAI(tools.Host{}, Config{})} {
 		if tl.Name() != "apply_patch" || !json.Valid(tl.InputSchema()) {
 			t.Fatalf("%s: schema %s", tl.Name(), tl.InputSchema())
 		}
@@ -280,7 +277,7 @@ func TestCancelled(t *testing.T) {
 	dir := workdir(t, map[string]string{"a.txt": "a\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := New(tools.Host{}, tools.Config{}).Call(ctx, &tools.Call{Session: session(dir), Arguments: json.RawMessage(patchArgs(t, "*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n*** End Patch\n"))})
+	_, err := New(tools.Host{}, Config{}).Call(ctx, &tools.Call{Session: session(dir), Arguments: json.RawMessage(patchArgs(t, "*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n*** End Patch\n"))})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
@@ -306,7 +303,7 @@ func TestNotes(t *testing.T) {
 	if err := os.Symlink("real.py", filepath.Join(dir, "link.py")); err != nil {
 		t.Fatal(err)
 	}
-	res := call(t, New(tools.Host{}, tools.Config{}), session(dir), patchArgs(t, "*** Begin Patch\n*** Update File: link.py\n if x:\n-    pass\n+\treturn\n*** End Patch\n"))
+	res := call(t, New(tools.Host{}, Config{}), session(dir), patchArgs(t, "*** Begin Patch\n*** Update File: link.py\n if x:\n-    pass\n+\treturn\n*** End Patch\n"))
 	if res.IsError {
 		t.Fatal(res.Text)
 	}

@@ -42,7 +42,7 @@ func (t *tool) call(ctx context.Context, call *tools.Call) (*tools.Result, error
 	// check first gives a clear message naming the path and the mode.
 	var res *patch.Result
 	if rerr := call.Session.Sandbox.Run(func() {
-		res, err = patch.Apply(ctx, p, patch.Options{Cwd: call.Session.Cwd, Policy: call.Session.PathPolicy})
+		res, err = patch.Apply(ctx, p, patch.Options{Cwd: call.Session.Cwd, Policy: call.Session.PathPolicy, Shell: t.shell})
 	}); rerr != nil {
 		return failed(rerr), nil
 	}

@@ -28,8 +28,8 @@ func TestToolsDoc(t *testing.T) {
 		label string
 		tool  tools.Tool
 	}{
-		{"function tool, `applypatch.New`", New(tools.Host{}, tools.Config{})},
-		{"OpenAI Responses native shape, `applypatch.NewOpenAI`", NewOpenAI(tools.Host{}, tools.Config{})},
+		{"function tool, `applypatch.New`", New(tools.Host{}, Config{})},
+		{"OpenAI Responses native shape, `applypatch.NewOpenAI`", NewOpenAI(tools.Host{}, Config{})},
 	} {
 		var schema bytes.Buffer
 		if err := json.Indent(&schema, s.tool.InputSchema(), "", "  "); err != nil {

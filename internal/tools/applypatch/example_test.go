@@ -18,7 +18,7 @@ func ExampleNewOpenAI() {
 	defer os.RemoveAll(dir)
 	_ = os.WriteFile(filepath.Join(dir, "app.py"), []byte("def run():\n    return 1\n"), 0o644)
 
-	tool := applypatch.NewOpenAI(tools.Host{}, tools.Config{})
+	tool := applypatch.NewOpenAI(tools.Host{}, applypatch.Config{})
 	args, _ := json.Marshal(map[string]any{"operation": map[string]any{
 		"type": "update_file", "path": "app.py", "diff": "@@ def run():\n-    return 1\n+    return 2\n",
 	}})

@@ -24,7 +24,7 @@ import (
 // session's directory.
 func (t *tool) present(call *tools.Call, res *tools.Result) tools.Presentation {
 	if call == nil || !json.Valid(call.Arguments) {
-		return tools.Generic(Name, call, res)
+		return tools.Generic(t.name, call, res)
 	}
 	pr := tools.Presentation{Title: "Apply patch", Kind: "edit", RawInput: call.Arguments}
 	if p, err := t.parse(call.Arguments); err == nil {

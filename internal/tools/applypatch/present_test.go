@@ -15,7 +15,7 @@ func presentOf(tl tools.Tool, cwd, args string, res *tools.Result) tools.Present
 func TestPresentEnvelope(t *testing.T) {
 	t.Parallel()
 	dir := workdir(t, map[string]string{"src/app.py": "a\nb\nc\n", "old.txt": "o\n"})
-	tl := New(tools.Host{}, tools.Config{})
+	tl := New(tools.Host{}, Config{})
 	args := patchArgs(t, "*** Begin Patch\n*** Add File: new.md\n+hi\n*** Update File: src/app.py\n@@\n a\n-b\n+B\n c\n*** Delete File: old.txt\n*** End Patch\n")
 	pending := presentOf(tl, dir, args, nil)
 	oldSide, newSide := "a\nb\nc\n", "a\nB\nc\n"
@@ -51,7 +51,7 @@ func TestPresentEnvelope(t *testing.T) {
 
 func TestPresentTitlesAndKinds(t *testing.T) {
 	t.Parallel()
-	env, op := New(tools.Host{}, tools.Config{}), NewOpenAI(tools.Host{}, tools.Config{})
+	env, op := New(tools.Host{}, Config{}), NewOpenAI(tools.Host{}, Config{})
 	for _, tc := range []struct {
 		tl          tools.Tool
 		args        string
@@ -83,7 +83,7 @@ func TestPresentTitlesAndKinds(t *testing.T) {
 func TestPresentFailure(t *testing.T) {
 	t.Parallel()
 	dir := workdir(t, map[string]string{"a.txt": "a\n"})
-	tl := NewOpenAI(tools.Host{}, tools.Config{})
+	tl := NewOpenAI(tools.Host{}, Config{})
 	args := opArgs(t, "update_file", "a.txt", str("-zzz\n+y\n"))
 	res := call(t, tl, session(dir), args)
 	pr := presentOf(tl, dir, args, res)

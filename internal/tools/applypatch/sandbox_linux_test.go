@@ -40,7 +40,7 @@ func TestSandboxHoldsThePatch(t *testing.T) {
 	secret := filepath.Join(outside, "secret.txt")
 	args := patchArgs(t, "*** Begin Patch\n*** Update File: in.txt\n-in\n+IN\n*** Update File: "+secret+"\n-secret\n+pwned\n*** Add File: "+filepath.Join(outside, "new.txt")+"\n+x\n*** End Patch\n")
 	before, beforeIn := snapshot(t, outside), snapshot(t, dir)
-	res := call(t, New(tools.Host{}, tools.Config{}), sess, args)
+	res := call(t, New(tools.Host{}, Config{}), sess, args)
 	if !res.IsError {
 		t.Fatal("applied outside the sandbox")
 	}
@@ -49,7 +49,7 @@ func TestSandboxHoldsThePatch(t *testing.T) {
 	sameTree(t, dir, beforeIn)
 
 	sess.PathPolicy = nil // the kernel alone
-	res = call(t, New(tools.Host{}, tools.Config{}), sess, args)
+	res = call(t, New(tools.Host{}, Config{}), sess, args)
 	if !res.IsError {
 		t.Fatal("the kernel let the patch write outside")
 	}
@@ -60,7 +60,7 @@ func TestSandboxHoldsThePatch(t *testing.T) {
 		t.Fatal("a file was created outside")
 	}
 
-	res = call(t, New(tools.Host{}, tools.Config{}), sess, patchArgs(t, "*** Begin Patch\n*** Update File: in.txt\n-in\n+IN\n*** End Patch\n"))
+	res = call(t, New(tools.Host{}, Config{}), sess, patchArgs(t, "*** Begin Patch\n*** Update File: in.txt\n-in\n+IN\n*** End Patch\n"))
 	if res.IsError {
 		t.Fatal(res.Text)
 	}

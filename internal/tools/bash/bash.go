@@ -27,13 +27,9 @@
 // A command too long for one argument (128 KiB) reaches bash through a
 // sealed in-memory file and a -c trampoline (script.go).
 //
-// Result texts end in markers that [ParseStatus] reads back:
-//
-//	[cancelled]
-//	[timed out after 500ms]
-//	[killed by signal: SIGKILL]
-//	[exit code: 2]
-//	[output truncated; full output: /spill/bash-output-123.txt]
+// A foreground call's output, status lines and facts are written by
+// internal/tools/output, the core both bash tools share; its ParseStatus
+// reads the status lines back.
 package bash
 
 import (
@@ -47,7 +43,7 @@ const (
 	NameKill   = "bash_kill"
 )
 
-// Defaults of the tools.Config fields the tools read.
+// Defaults of the Config fields.
 const (
 	DefaultTimeoutMs      = 120_000 // Config.TimeoutMs
 	DefaultMaxTimeoutMs   = 600_000 // Config.MaxTimeoutMs
@@ -80,43 +76,14 @@ type TaskParams struct {
 
 // New returns the bash, bash_output and bash_kill tools, in that order. They
 // share one executor: tasks started through the first are read and stopped
-// through the other two. cfg is the bash tool's configuration; New reads
-// TimeoutMs, MaxTimeoutMs, MaxOutputChars, MaxTasks, MaxLogBytes, Shell,
-// SpawnHelper (required on Linux, where every command runs under its own
-// supervisor) and Description (the last for bash only).
+// through the other two. cfg is the bash tool's configuration (zero fields
+// take their defaults; SpawnHelper is required on Linux, where every
+// command runs under its own supervisor). Texts that name one of the three
+// tools use host.Name.
 //
 // Each tool implements [tools.SessionCloser] and [tools.Closer]; calling
 // them on all three, or twice, is harmless.
-func New(host tools.Host, cfg tools.Config) []tools.Tool {
+func New(host tools.Host, cfg Config) []tools.Tool {
 	e := newExecutor(host, cfg)
 	return []tools.Tool{&bashTool{e}, &outputTool{e}, &killTool{e}}
 }
-
-// Status is what the trailing markers of a bash result text report.
-type Status struct {
-	// ExitCode is 0 unless an [exit code: N] marker says otherwise, and -1
-	// when the command was killed by a signal.
-	ExitCode int
-	// Signal is the signal name of a [killed by signal: NAME] marker.
-	Signal string
-	// TimedOut and TimeoutMs come from [timed out after Nms].
-	TimedOut  bool
-	TimeoutMs int
-	// Cancelled comes from [cancelled]: the call was aborted.
-	Cancelled bool
-	// Truncated and SpillPath come from [output truncated; full output: PATH];
-	// SpillPath is empty when the full output could not be saved.
-	Truncated bool
-	SpillPath string
-	// Body is the text before the markers, with the newline that separated
-	// them; empty for [no output].
-	Body string
-}
-
-// ParseStatus reads the status markers at the end of a bash result text. It
-// is the inverse of how results are written: one marker per line, in the
-// order shown in the package doc, with at most one of exit code and signal.
-// Output that ends in marker-shaped lines which could precede the real
-// markers is indistinguishable from them, so prefer Result.Structured when
-// it is available.
-func ParseStatus(text string) Status { return parseStatus(text) }

@@ -19,7 +19,7 @@ import (
 // BenchmarkTrue is one one-shot `true` through the tool: spawn, wait, drain
 // and format.
 func BenchmarkTrue(b *testing.B) {
-	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, tools.Config{SpawnHelper: testkit.SpawnHelper(b)})
+	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, bash.Config{SpawnHelper: testkit.SpawnHelper(b)})
 	defer ts[0].(tools.Closer).Close()
 	c := &tools.Call{ID: "b", Session: tools.Session{ID: "s", Key: "s", Cwd: b.TempDir()},
 		Arguments: json.RawMessage(`{"command":"true","description":"Do nothing"}`)}
@@ -120,7 +120,7 @@ func BenchmarkSandboxedVsPlain(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, tools.Config{SpawnHelper: testkit.SpawnHelper(b)})
+	ts := bash.New(tools.Host{SpillDir: b.TempDir()}, bash.Config{SpawnHelper: testkit.SpawnHelper(b)})
 	defer ts[0].(tools.Closer).Close()
 	args := json.RawMessage(`{"command":"true","description":"Do nothing"}`)
 	plain := &tools.Call{ID: "p", Session: tools.Session{ID: "p", Key: "p", Cwd: cwd}, Arguments: args}

@@ -1,7 +1,6 @@
 package bash
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -64,57 +63,6 @@ func (r *ring) bytes() []byte {
 
 func (r *ring) reset() { r.buf, r.head, r.full = r.buf[:0], 0, false }
 
-// capture collects one output stream of a one-shot command: its newest bytes
-// in memory, enough for the characters the model may see, and — once the
-// stream outgrows memory — all of it in a spill file. Only the goroutine
-// reading the stream touches it until that goroutine is done.
-type capture struct {
-	tail   ring
-	total  int64 // bytes seen
-	chars  int64 // characters seen (UTF-8 sequence starts)
-	spill  *spillFile
-	err    error // why the spill file could not be written
-	prefix string
-	dir    string
-}
-
-func newCapture(dir, prefix string, maxChars int) *capture {
-	// A character is at most 4 bytes, so this holds the last maxChars.
-	return &capture{tail: ring{max: 4*maxChars + 4}, dir: dir, prefix: prefix}
-}
-
-func (c *capture) write(p []byte) {
-	c.total += int64(len(p))
-	c.chars += countChars(p)
-	if c.spill == nil && c.err == nil && c.tail.len()+len(p) > c.tail.max {
-		// Memory is about to drop the oldest bytes; until now it held the
-		// whole stream, so the file starts complete.
-		c.spill, c.err = createSpill(c.dir, c.prefix)
-		if c.err == nil {
-			c.spill.write(c.tail.bytes())
-		}
-	}
-	if c.spill != nil {
-		c.spill.write(p)
-	}
-	c.tail.write(p)
-}
-
-// drain reads r until end-of-file, a read deadline or an error.
-func (c *capture) drain(r io.Reader, bufs *bufPool) {
-	buf := bufs.get()
-	defer bufs.put(buf)
-	for {
-		n, err := r.Read(*buf)
-		if n > 0 {
-			c.write((*buf)[:n])
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // bufPool recycles read buffers, so a call that prints nothing does not
 // allocate two of them.
 type bufPool struct{ p sync.Pool }
@@ -129,7 +77,7 @@ func (b *bufPool) get() *[]byte {
 
 func (b *bufPool) put(buf *[]byte) { b.p.Put(buf) }
 
-// spillFile is a file of full output, capped at spillLimit bytes.
+// spillFile is a background task's log file, capped at spillLimit bytes.
 type spillFile struct {
 	f    *os.File
 	n    int64
@@ -186,83 +134,6 @@ func (s *spillFile) finish() error {
 		err = cerr
 	}
 	return err
-}
-
-// saveSpill writes the full output of a one-shot command to one file: stdout,
-// then a [stderr] section, like the result text without markers. It returns
-// the file's path; on failure no partial file is left behind.
-func saveSpill(dir string, stdout, stderr *capture, bufs *bufPool) (path string, err error) {
-	out := stdout.spill
-	defer func() {
-		if stderr.spill != nil {
-			_ = stderr.spill.f.Close()           // best effort: a temporary file
-			_ = os.Remove(stderr.spill.f.Name()) // best effort
-		}
-		if err != nil && out != nil {
-			_ = out.f.Close()           // best effort: may be closed already
-			_ = os.Remove(out.f.Name()) // best effort: a partial file misleads
-		}
-	}()
-	if err = errors.Join(stdout.err, stderr.err); err != nil {
-		return "", err
-	}
-	if out == nil {
-		if out, err = createSpill(dir, "bash-output"); err != nil {
-			return "", err
-		}
-		out.write(stdout.tail.bytes()) // never spilled, so memory holds it all
-	}
-	if out.cut {
-		out.note(fmt.Sprintf("[spill file limit of %d bytes reached; later stdout was not saved]", int64(spillLimit)))
-		out.cut = false
-	}
-	if stderr.total > 0 {
-		out.note("[stderr]")
-		out.n = 0 // stderr gets its own allowance
-		if stderr.spill == nil {
-			out.write(stderr.tail.bytes())
-		} else if err = copySpill(out, stderr.spill, bufs); err != nil {
-			return "", err
-		}
-	}
-	if err = out.finish(); err != nil {
-		return "", fmt.Errorf("write spill file %q: %w", out.f.Name(), err)
-	}
-	return out.f.Name(), nil
-}
-
-func copySpill(dst, src *spillFile, bufs *bufPool) error {
-	if src.err != nil {
-		return src.err
-	}
-	if _, err := src.f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("read spill file: %w", err)
-	}
-	buf := bufs.get()
-	defer bufs.put(buf)
-	for {
-		n, err := src.f.Read(*buf)
-		dst.write((*buf)[:n])
-		if errors.Is(err, io.EOF) {
-			dst.cut = dst.cut || src.cut
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read spill file: %w", err)
-		}
-	}
-}
-
-// countChars counts UTF-8 sequence starts, which is the character count of
-// valid UTF-8 and does not depend on where reads split the stream.
-func countChars(p []byte) int64 {
-	var n int64
-	for _, b := range p {
-		if b&0xC0 != 0x80 {
-			n++
-		}
-	}
-	return n
 }
 
 // tailChars returns the suffix of p holding its last n characters.

@@ -2,25 +2,27 @@ package bash_test
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/bash"
 )
 
 // foreground starts a foreground call in the background of the test and
-// returns a channel for its result.
-func foreground(t *testing.T, k *kit, s tools.Session, command string) <-chan *tools.Result {
+// returns a channel for its error: a call cut short by a close returns
+// one, and no result.
+func foreground(t *testing.T, k *kit, s tools.Session, command string) <-chan error {
 	t.Helper()
-	done := make(chan *tools.Result, 1)
+	done := make(chan error, 1)
 	go func() {
 		args, _ := json.Marshal(map[string]any{"command": command, "description": "Run until stopped"})
 		res, err := k.bash.Call(t.Context(), &tools.Call{ID: "fg", Session: s, Arguments: args})
-		if err != nil {
-			t.Errorf("foreground call: %v", err)
+		if res != nil {
+			t.Errorf("foreground call cut short returned a result: %q", res.Text)
 		}
-		done <- res
+		done <- err
 	}()
 	return done
 }
@@ -28,7 +30,7 @@ func foreground(t *testing.T, k *kit, s tools.Session, command string) <-chan *t
 // Closing a session kills what it started — tasks and calls in flight,
 // grandchildren included — and keeps the tasks' ownership records.
 func TestCloseSessionKillsItsProcesses(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	a, b := session("a", dir), session("b", dir)
 	idA := startTask(t, k, a, `trap '' TERM; sleep 30 & echo $! >> pids-a; sleep 30 & echo $! >> pids-a; wait`)
@@ -45,8 +47,8 @@ func TestCloseSessionKillsItsProcesses(t *testing.T) {
 	}
 	waitDead(t, pidsA...)
 	waitDead(t, pidsFg...)
-	if res := <-fg; !res.IsError || !strings.Contains(res.Text, "[cancelled]") {
-		t.Errorf("call in flight: %v %q", res.IsError, res.Text)
+	if err := <-fg; !errors.Is(err, bash.ErrSessionClosed) {
+		t.Errorf("call in flight: %v", err)
 	}
 	for _, pid := range pidsB {
 		if !alive(pid) {
@@ -70,7 +72,7 @@ func TestCloseSessionKillsItsProcesses(t *testing.T) {
 // Close kills every process group, owned or not, refuses new work and is
 // harmless to repeat.
 func TestCloseKillsEverything(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	startTask(t, k, session("", dir), `sleep 30 & echo $! >> pids; wait`)
 	startTask(t, k, session("a", dir), `trap '' TERM; sleep 30 & echo $! >> pids; wait`)
@@ -84,8 +86,8 @@ func TestCloseKillsEverything(t *testing.T) {
 		}
 	}
 	waitDead(t, pids...)
-	if res := <-fg; !res.IsError || !strings.Contains(res.Text, "[cancelled]") {
-		t.Errorf("call in flight: %v %q", res.IsError, res.Text)
+	if err := <-fg; !errors.Is(err, bash.ErrClosed) {
+		t.Errorf("call in flight: %v", err)
 	}
 	want := "the bash tool has been closed; no command was started"
 	if res := call(t, k.bash, session("a", dir), map[string]any{"command": "true"}); !res.IsError || res.Text != want {

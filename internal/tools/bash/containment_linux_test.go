@@ -4,6 +4,8 @@ package bash_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/bash"
 )
 
 // Issue 10, processes that escape: a one-shot command's setsid, double-fork,
@@ -27,7 +30,7 @@ func startedEscapes(t *testing.T, res *tools.Result) {
 }
 
 func TestIssue10EscapesDieWhenTheCommandEnds(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	marker := testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(marker) })
 	res := run(t, k, session("a", t.TempDir()), testkit.Escapes(marker))
@@ -39,7 +42,7 @@ func TestIssue10EscapesDieWhenTheCommandEnds(t *testing.T) {
 }
 
 func TestIssue10EscapesDieAtTheTimeout(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	marker := testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(marker) })
 	res := run(t, k, session("a", t.TempDir()), testkit.Escapes(marker)+"\nsleep "+marker, "timeoutMs", 5000)
@@ -63,7 +66,7 @@ func waitTaskOutput(t *testing.T, k *kit, s tools.Session, id, text string) {
 }
 
 func TestIssue10EscapesDieWithBashKill(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	marker := testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(marker) })
 	s := session("a", t.TempDir())
@@ -80,16 +83,17 @@ func TestIssue10EscapesDieWithBashKill(t *testing.T) {
 }
 
 func TestIssue10EscapesDieWithTheSession(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	background, foreground := testkit.Marker(), testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(background); testkit.KillProcs(foreground) })
 	s := session("a", t.TempDir())
 	id := startTask(t, k, s, testkit.Escapes(background)+"\nsleep "+background)
 	waitTaskOutput(t, k, s, id, "started")
-	done := make(chan *tools.Result, 1)
+	done := make(chan error, 1)
 	go func() {
-		done <- callCtx(t, context.Background(), k.bash, s, map[string]any{
-			"command": testkit.Escapes(foreground) + "\nsleep " + foreground, "description": "Escape"})
+		args, _ := json.Marshal(map[string]any{"command": testkit.Escapes(foreground) + "\nsleep " + foreground, "description": "Escape"})
+		_, err := k.bash.Call(context.Background(), &tools.Call{ID: "fg", Session: s, Arguments: args})
+		done <- err
 	}()
 	testkit.WaitProcs(t, background, testkit.EscapeKinds+1)
 	testkit.WaitProcs(t, foreground, testkit.EscapeKinds+1)
@@ -98,9 +102,9 @@ func TestIssue10EscapesDieWithTheSession(t *testing.T) {
 		t.Fatalf("processes outlived the session: %v", left)
 	}
 	select {
-	case res := <-done:
-		if res.Structured["cancelled"] != true {
-			t.Fatalf("the call in flight was not cancelled: %q", res.Text)
+	case err := <-done:
+		if !errors.Is(err, bash.ErrSessionClosed) {
+			t.Fatalf("the call in flight was not cut short: %v", err)
 		}
 	case <-time.After(testkit.ProcWait):
 		t.Fatal("the call in flight never returned")
@@ -108,7 +112,7 @@ func TestIssue10EscapesDieWithTheSession(t *testing.T) {
 }
 
 func TestIssue10EscapesDieWithClose(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	marker := testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(marker) })
 	s := session("a", t.TempDir())
@@ -126,7 +130,7 @@ func TestIssue10EscapesDieWithClose(t *testing.T) {
 // Issue 10, descriptors: a command sees only 0, 1 and 2, whatever the
 // runtime's process has open.
 func TestIssue10CommandSeesOnlyStandardDescriptors(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	leaked, err := syscall.Dup(2) // inheritable: no close-on-exec
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 func Example() {
 	// On Linux every command runs under shellport-spawn-helper; the
 	// runtime finds it beside the library or the executable.
-	ts := bash.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{SpawnHelper: spawnHelperPath})
+	ts := bash.New(tools.Host{SpillDir: os.TempDir()}, bash.Config{SpawnHelper: spawnHelperPath})
 	defer ts[0].(tools.Closer).Close()
 
 	res, err := ts[0].Call(context.Background(), &tools.Call{
@@ -32,13 +32,4 @@ func Example() {
 	// oops
 	// [exit code: 3]
 	// isError: false exitCode: 3
-}
-
-func ExampleParseStatus() {
-	st := bash.ParseStatus("partial output\n[timed out after 500ms]\n[killed by signal: SIGTERM]")
-	fmt.Println(st.TimedOut, st.TimeoutMs, st.Signal, st.ExitCode)
-	fmt.Printf("%q\n", st.Body)
-	// Output:
-	// true 500 SIGTERM -1
-	// "partial output\n"
 }

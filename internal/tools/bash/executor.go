@@ -34,7 +34,7 @@ type executor struct {
 	mem taskMemory // unread task output held in memory, across tasks
 }
 
-func newExecutor(host tools.Host, cfg tools.Config) *executor {
+func newExecutor(host tools.Host, cfg Config) *executor {
 	return &executor{
 		host:  host,
 		set:   newSettings(host, cfg),

@@ -52,7 +52,7 @@ func (n *noticeLog) all() []notice {
 
 // newKit builds the tools with a private spill directory and closes them when
 // the test ends.
-func newKit(t *testing.T, cfg tools.Config) *kit {
+func newKit(t *testing.T, cfg bash.Config) *kit {
 	t.Helper()
 	n := &noticeLog{ch: make(chan notice, 64)}
 	k := &kit{spill: t.TempDir(), notices: n}

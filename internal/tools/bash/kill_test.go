@@ -12,16 +12,17 @@ import (
 	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/bash"
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 // Issue 4: the timeout marker appears whenever the timer fired, even when the
 // command trapped SIGTERM and exited 0.
 func TestTimeoutMarkerWithTrappedTerm(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	res := run(t, k, session("a", t.TempDir()),
 		`trap 'echo got-term; exit 0' TERM; echo started; while :; do sleep 0.05; done`, "timeoutMs", 1000)
 	// bash may also report on stderr that SIGTERM ended its sleep.
-	if !strings.HasPrefix(res.Text, "started\ngot-term\n") || !strings.HasSuffix(res.Text, "\n[timed out after 1000ms]") ||
+	if !strings.HasPrefix(res.Text, "started\ngot-term\n") || !strings.HasSuffix(res.Text, "\n[timed out after 1 second]") ||
 		strings.Contains(res.Text, "[exit code") || strings.Contains(res.Text, "[killed by") {
 		t.Fatalf("text = %q", res.Text)
 	}
@@ -33,7 +34,7 @@ func TestTimeoutMarkerWithTrappedTerm(t *testing.T) {
 // Issue 4: a signal death is reported by name, and a timeout that SIGTERM
 // ends says both.
 func TestSignalMarkers(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	s := session("a", t.TempDir())
 	res := run(t, k, s, `echo before; kill -KILL $$`)
 	if want := "before\n[killed by signal: SIGKILL]"; res.Text != want {
@@ -43,7 +44,7 @@ func TestSignalMarkers(t *testing.T) {
 		t.Errorf("structured = %v", res.Structured)
 	}
 	res = run(t, k, s, `sleep 30`, "timeoutMs", 200)
-	if want := "[timed out after 200ms]\n[killed by signal: SIGTERM]"; res.Text != want {
+	if want := "[timed out after 200 ms]\n[killed by signal: SIGTERM]"; res.Text != want {
 		t.Errorf("text = %q, want %q", res.Text, want)
 	}
 }
@@ -51,14 +52,14 @@ func TestSignalMarkers(t *testing.T) {
 // Issue 4: a group that ignores SIGTERM gets SIGKILL after the grace period,
 // grandchildren included.
 func TestTimeoutEscalatesToKillForTheWholeTree(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	res := run(t, k, session("a", dir),
 		`trap '' TERM
 (sleep 30 & echo $! >> pids; sleep 30) & echo $! >> pids
 sleep 30 & echo $! >> pids
 wait`, "timeoutMs", 300)
-	if want := "[timed out after 300ms]\n[killed by signal: SIGKILL]"; res.Text != want {
+	if want := "[timed out after 300 ms]\n[killed by signal: SIGKILL]"; res.Text != want {
 		t.Errorf("text = %q, want %q", res.Text, want)
 	}
 	pids := readPids(t, filepath.Join(dir, "pids"), 3)
@@ -69,7 +70,7 @@ wait`, "timeoutMs", 300)
 // Processes a command leaves running when its shell exits are killed with
 // their group, so one-shot calls leave no orphans.
 func TestExitKillsLeftovers(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	res := run(t, k, session("a", dir), `sleep 30 & echo $! > pids; (sleep 30 & echo $! >> pids) ; echo done`)
 	if res.Text != "done\n" {
@@ -87,12 +88,12 @@ func TestEscapedDescendantHoldingPipeDoesNotHang(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid command")
 	}
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	res := run(t, k, session("a", dir), `setsid sleep 30 & echo $! > pids; echo waiting; sleep 30`, "timeoutMs", 300)
 	pids := readPids(t, filepath.Join(dir, "pids"), 1)
 	killLater(t, pids...)
-	if want := "waiting\n[timed out after 300ms]\n[killed by signal: SIGTERM]"; res.Text != want {
+	if want := "waiting\n[timed out after 300 ms]\n[killed by signal: SIGTERM]"; res.Text != want {
 		t.Errorf("text = %q, want %q", res.Text, want)
 	}
 	if runtime.GOOS == "linux" {
@@ -110,10 +111,11 @@ func TestEscapedDescendantHoldingPipeDoesNotHang(t *testing.T) {
 	}
 }
 
-// Issue 4: output past maxOutputChars keeps the tail and names a spill file
-// holding all of stdout and stderr.
+// Issue 4: output past maxOutputChars keeps the head and the tail (issue
+// 11: as persistent bash does) and names a spill file holding all of
+// stdout and stderr.
 func TestTruncationSpillsEverything(t *testing.T) {
-	k := newKit(t, tools.Config{MaxOutputChars: 1000})
+	k := newKit(t, bash.Config{MaxOutputChars: 1000})
 	s := session("a", t.TempDir())
 	seq := func(n int) string {
 		out, err := exec.Command("seq", "1", strconv.Itoa(n)).Output()
@@ -169,9 +171,9 @@ func TestTruncationSpillsEverything(t *testing.T) {
 
 // Characters, not bytes, are counted, and a cut never splits one.
 func TestTruncationCountsCharacters(t *testing.T) {
-	k := newKit(t, tools.Config{MaxOutputChars: 10})
+	k := newKit(t, bash.Config{MaxOutputChars: 10})
 	res := run(t, k, session("a", t.TempDir()), `printf 'ééééééééééééééé'`)
-	if !strings.HasPrefix(res.Text, "[... 5 earlier characters omitted ...]\néééééééééé\n[output truncated; full output: ") {
+	if !strings.HasPrefix(res.Text, "éééé\n[... 5 characters left out ...]\néééééé\n[output truncated; full output: ") {
 		t.Errorf("text = %q", res.Text)
 	}
 }
@@ -197,7 +199,7 @@ func tail(s string, n int) string {
 // tail and says the full output could not be saved.
 func TestSpillDirUnusable(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "gone")
-	ts := bash.New(tools.Host{SpillDir: missing}, tools.Config{MaxOutputChars: 100, SpawnHelper: testkit.SpawnHelper(t)})
+	ts := bash.New(tools.Host{SpillDir: missing}, bash.Config{MaxOutputChars: 100, SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = ts[0].(tools.Closer).Close() })
 	k := &kit{bash: ts[0], output: ts[1], kill: ts[2]}
 	s := session("a", t.TempDir())
@@ -206,7 +208,7 @@ func TestSpillDirUnusable(t *testing.T) {
 		if !strings.Contains(res.Text, "\n[output truncated; the full output could not be saved: ") || res.Structured["spillPath"] != nil {
 			t.Errorf("%s: %q", command, tail(res.Text, 200))
 		}
-		if st := bash.ParseStatus(res.Text); !st.Truncated || st.SpillPath != "" {
+		if st := output.ParseStatus(res.Text); !st.Truncated || st.SpillPath != "" {
 			t.Errorf("%s: parsed %+v", command, st)
 		}
 	}

@@ -4,19 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 // run executes one foreground command and returns its result. It returns
 // once the command's shell has exited and its output is drained, or — after
-// a timeout or cancellation — once the group is dead and drained.
+// a timeout — once the group is dead and drained. A call cancelled (or cut
+// short by its session's close or the tool's) returns an error and no
+// result: nobody will read one.
 func (e *executor) run(ctx context.Context, call *tools.Call, command, dir string, timeoutMs int) (*tools.Result, error) {
-	if ctx.Err() != nil {
-		return &tools.Result{Text: "[cancelled]", IsError: true, Structured: map[string]any{"cancelled": true}}, nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	outR, outW, err := pipe()
 	if err != nil {
@@ -34,12 +38,12 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 		return startError(err), nil
 	}
 
-	stdout := newCapture(e.set.spillDir, "bash-output", e.set.maxChars)
-	stderr := newCapture(e.set.spillDir, "bash-stderr", e.set.maxChars)
+	stdout := output.NewCapture(output.Options{MaxChars: e.set.maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-output"})
+	stderr := output.NewCapture(output.Options{MaxChars: e.set.maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-stderr"})
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go func() { defer readers.Done(); stdout.drain(outR, &e.bufs) }()
-	go func() { defer readers.Done(); stderr.drain(errR, &e.bufs) }()
+	go func() { defer readers.Done(); e.drain(outR, stdout) }()
+	go func() { defer readers.Done(); e.drain(errR, stderr) }()
 
 	timer := time.AfterFunc(time.Duration(timeoutMs)*time.Millisecond, func() { g.stop(causeTimeout, killGrace) })
 	stopOnCancel := context.AfterFunc(ctx, func() { g.stop(causeCancel, 0) })
@@ -58,81 +62,48 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 	e.forget(g)
 
 	if ps == nil {
+		stdout.Discard()
+		stderr.Discard()
 		return nil, fmt.Errorf("bash: wait for process %d: %w", g.pid, werr)
 	}
 	cause, timedOut := g.outcome()
-	x := exitOf(ps)
-	st := Status{
-		ExitCode:  x.code,
-		Signal:    x.signal,
-		TimedOut:  timedOut,
-		TimeoutMs: timeoutMs,
-		Cancelled: cause == causeCancel || cause == causeSession || cause == causeShutdown,
+	if cause == causeCancel || cause == causeSession || cause == causeShutdown {
+		stdout.Discard()
+		stderr.Discard()
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case cause == causeSession:
+			return nil, ErrSessionClosed
+		}
+		return nil, ErrClosed
 	}
-	return e.runResult(stdout, stderr, st), nil
+	r := output.Result{
+		Output:   output.Finish(e.set.maxChars, output.Section{Capture: stdout}, output.Section{Label: "[stderr]", Capture: stderr}),
+		TimedOut: timedOut,
+		Timeout:  time.Duration(timeoutMs) * time.Millisecond,
+	}
+	if x := exitOf(ps); x.signal != "" {
+		r.Signal = x.signal
+	} else {
+		r.ExitCode = output.Code(x.code)
+	}
+	return r.ToolResult(), nil
 }
 
-// runResult cuts the captured output to the character budget, saves the full
-// output when anything was cut, and builds the result.
-func (e *executor) runResult(stdout, stderr *capture, st Status) *tools.Result {
-	limit := int64(e.set.maxChars)
-	outN, errN := budget(limit, stdout.chars, stderr.chars)
-	// Memory also drops bytes that are not characters (invalid UTF-8), so a
-	// stream that outgrew its ring is cut whatever the count says.
-	lost := stdout.total > int64(stdout.tail.len()) || stderr.total > int64(stderr.tail.len())
-	st.Truncated = stdout.chars+stderr.chars > limit || lost
-	outKept := tailChars(stdout.tail.bytes(), outN)
-	errKept := tailChars(stderr.tail.bytes(), errN)
-
-	var spillErr error
-	if st.Truncated {
-		st.SpillPath, spillErr = saveSpill(e.set.spillDir, stdout, stderr, &e.bufs)
+// drain reads r into c until end-of-file, a read deadline or an error.
+func (e *executor) drain(r io.Reader, c *output.Capture) {
+	buf := e.bufs.get()
+	defer e.bufs.put(buf)
+	for {
+		n, err := r.Read(*buf)
+		if n > 0 {
+			_, _ = c.Write((*buf)[:n]) // a capture never fails
+		}
+		if err != nil {
+			return
+		}
 	}
-	text := formatRun(runOutput{
-		stdout:     outKept,
-		stderr:     errKept,
-		outOmitted: stdout.chars - countChars(outKept),
-		errOmitted: stderr.chars - countChars(errKept),
-		hasStderr:  stderr.total > 0,
-	}, st, spillErr)
-
-	s := map[string]any{
-		"exitCode":  st.ExitCode,
-		"signal":    nil,
-		"timedOut":  st.TimedOut,
-		"truncated": st.Truncated,
-	}
-	if st.Signal != "" {
-		s["exitCode"], s["signal"] = nil, st.Signal
-	}
-	if st.SpillPath != "" {
-		s["spillPath"] = st.SpillPath
-	}
-	if st.Cancelled {
-		s["cancelled"] = true
-	}
-	return &tools.Result{
-		Text:       text,
-		IsError:    st.Cancelled,
-		Structured: s,
-		Raw:        string(outKept) + string(errKept),
-	}
-}
-
-// budget splits limit characters between stdout and stderr: a stream that
-// fits in half keeps all of it and the other gets the rest.
-func budget(limit, out, errs int64) (int64, int64) {
-	if out+errs <= limit {
-		return out, errs
-	}
-	half := limit / 2
-	switch {
-	case errs <= half:
-		return limit - errs, errs
-	case out <= half:
-		return out, limit - out
-	}
-	return limit - half, half
 }
 
 func startError(err error) *tools.Result {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/bash"
 )
 
 // probe prints what a command can learn about how it was run: $0, $? at
@@ -29,7 +30,7 @@ echo "not reached"`
 // limit runs (it failed with "argument list too long" past 128 KiB), and a
 // long one behaves as the same command passed as bash's -c argument.
 func TestIssue10LongCommandRunsLikeAShortOne(t *testing.T) {
-	k := newKit(t, tools.Config{MaxOutputChars: 100000})
+	k := newKit(t, bash.Config{MaxOutputChars: 100000})
 	s := session("a", t.TempDir())
 	short := run(t, k, s, probe)
 	// A comment line pads the command past the argument limit without
@@ -54,7 +55,7 @@ func TestIssue10LongCommandRunsLikeAShortOne(t *testing.T) {
 // BASH_EXECUTION_STRING holding exactly the command, as under bash -c; and
 // no descriptor beyond 0-2 reaches what it runs.
 func TestIssue10LongCommandIsExact(t *testing.T) {
-	k := newKit(t, tools.Config{MaxOutputChars: 100000})
+	k := newKit(t, bash.Config{MaxOutputChars: 100000})
 	s := session("a", t.TempDir())
 	pad := "#" + strings.Repeat("y", 130<<10) + "\n"
 	for _, tc := range []struct{ name, tail, want string }{
@@ -89,7 +90,7 @@ func TestIssue10LongCommandIsExact(t *testing.T) {
 
 // A 1 MiB command runs, as the issue asks.
 func TestIssue10OneMebibyteCommand(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	var b strings.Builder
 	for b.Len() < 1<<20 {
 		fmt.Fprintf(&b, "x%d=%s\n", b.Len(), strings.Repeat("z", 60))
@@ -119,7 +120,7 @@ func TestIssue10HugeEnvironmentFallsBackToDescriptor(t *testing.T) {
 		env[fmt.Sprintf("SHELLPORT_BIG_%d", i)] = strings.Repeat("e", int(n))
 		left -= n
 	}
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	s := tools.Session{ID: "a", Cwd: t.TempDir(), Env: env}
 	command := "#" + strings.Repeat("c", 120<<10) + "\necho ran ${#SHELLPORT_BIG_0}"
 	res := run(t, k, s, command)

@@ -36,38 +36,33 @@ type settings struct {
 	maxLogBytes  int
 	shell        string
 	spawnHelper  string // shellport-spawn-helper; required on Linux
-	description  string // of bash; the default unless config replaced it
 	spillDir     string
+	names        tools.Host // for the names of the three tools in texts
 }
 
-func newSettings(host tools.Host, cfg tools.Config) settings {
+func newSettings(host tools.Host, cfg Config) settings {
+	cfg = cfg.withDefaults()
 	s := settings{
-		timeoutMs:    tools.OrDefault(cfg.TimeoutMs, DefaultTimeoutMs),
-		maxTimeoutMs: tools.OrDefault(cfg.MaxTimeoutMs, DefaultMaxTimeoutMs),
-		maxChars:     tools.OrDefault(cfg.MaxOutputChars, DefaultMaxOutputChars),
-		maxTasks:     tools.OrDefault(cfg.MaxTasks, DefaultMaxTasks),
-		maxLogBytes:  tools.OrDefault(cfg.MaxLogBytes, DefaultMaxLogBytes),
+		timeoutMs:    cfg.TimeoutMs,
+		maxTimeoutMs: max(cfg.MaxTimeoutMs, cfg.TimeoutMs),
+		maxChars:     cfg.MaxOutputChars,
+		maxTasks:     cfg.MaxTasks,
+		maxLogBytes:  cfg.MaxLogBytes,
 		shell:        cfg.Shell,
 		spawnHelper:  cfg.SpawnHelper,
 		spillDir:     host.SpillDir,
-	}
-	// A default above the maximum would make the default call invalid; the
-	// configured default wins and raises the maximum.
-	if s.timeoutMs > s.maxTimeoutMs {
-		s.maxTimeoutMs = s.timeoutMs
-	}
-	if s.shell == "" {
-		s.shell = DefaultShell
+		names:        host,
 	}
 	if s.spillDir == "" {
 		s.spillDir = os.TempDir()
 	}
-	s.description = cfg.Description
-	if s.description == "" {
-		s.description = bashDescription(s)
-	}
 	return s
 }
+
+// bashName, outputName and killName are the names the model sees.
+func (s settings) bashName() string   { return s.names.Name(NameBash) }
+func (s settings) outputName() string { return s.names.Name(NameOutput) }
+func (s settings) killName() string   { return s.names.Name(NameKill) }
 
 func (s settings) timeout() time.Duration { return time.Duration(s.timeoutMs) * time.Millisecond }
 
@@ -79,24 +74,24 @@ Every call starts a new bash process, so nothing carries over between calls: a c
 - The command runs in the session's working directory, or in workdir (absolute, or relative to the session's directory).
 - stdin is empty: a command that waits for input, a pager or an editor reads end-of-file. Use non-interactive flags (-y, --no-pager, --no-edit).
 - After timeoutMs milliseconds (default %d, at most %d) the command and every process it started get SIGTERM, then SIGKILL. Processes it leaves running when it exits are stopped as well.
-- The result is stdout, then a [stderr] section when anything was written to stderr, then status lines when they apply: [timed out after Nms], [killed by signal: NAME], [exit code: N] (a non-zero exit is an ordinary result: read the output and decide), and [output truncated; full output: PATH] when the output passed %d characters (the end is kept; the file holds all of it).
-- For servers, watchers and other long jobs set run_in_background to true: the call returns a task id such as bash-1 at once and no timeout applies. Read new output with bash_output and stop the task with bash_kill.
+- The result is stdout, then a [stderr] section when anything was written to stderr, then status lines when they apply: [timed out after N seconds], [killed by signal: NAME], [exit code: N] (a non-zero exit is an ordinary result: read the output and decide), and [output truncated; full output: PATH] when the output passed %d characters (its start and end are kept around a note of how much was left out; the file holds all of it).
+- For servers, watchers and other long jobs set run_in_background to true: the call returns a task id such as bash-1 at once and no timeout applies. Read new output with %s and stop the task with %s.
 - description: say what the command does in 5-10 words, e.g. "Run the unit tests of the parser".`,
-		s.timeoutMs, s.maxTimeoutMs, s.maxChars)
+		s.timeoutMs, s.maxTimeoutMs, s.maxChars, s.outputName(), s.killName())
 }
 
 func outputDescription(s settings) string {
-	return fmt.Sprintf(`Read what a background bash task printed since the last read, followed by its status: running, completed with its exit code, or killed.
+	return fmt.Sprintf(`Read what a background task printed since the last read, followed by its status: running, completed with its exit code, or killed.
 
-Takes the task_id that bash returned for a command run with run_in_background. stdout and stderr are merged in the order they were written. Each piece of output is returned once. When more than %d characters arrived since the last read, or more than %d bytes piled up unread, the latest part is shown and the task's full log file is named.`,
-		s.maxChars, s.maxLogBytes)
+Takes the task_id that %s returned for a command run with run_in_background. stdout and stderr are merged in the order they were written. Each piece of output is returned once. When more than %d characters arrived since the last read, or more than %d bytes piled up unread, the latest part is shown and the task's full log file is named.`,
+		s.bashName(), s.maxChars, s.maxLogBytes)
 }
 
-func killDescription() string {
-	return fmt.Sprintf(`Stop a background bash task and every process it started: SIGTERM first, then SIGKILL if it is still running %s later.
+func killDescription(s settings) string {
+	return fmt.Sprintf(`Stop a background task and every process it started: SIGTERM first, then SIGKILL if it is still running %s later.
 
-Takes the task_id that bash returned for a command run with run_in_background. Stopping a task that has already finished changes nothing and says so. Output printed before the stop can still be read with bash_output.`,
-		killGrace)
+Takes the task_id that %s returned for a command run with run_in_background. Stopping a task that has already finished changes nothing and says so. Output printed before the stop can still be read with %s.`,
+		killGrace, s.bashName(), s.outputName())
 }
 
 func bashSchema(s settings) json.RawMessage {

@@ -47,7 +47,7 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 		return startError(ErrClosed), nil
 	case e.running >= e.set.maxTasks:
 		e.mu.Unlock()
-		return tools.Errorf("too many background tasks are running (the limit is %d); stop one with bash_kill or wait for one to finish", e.set.maxTasks), nil
+		return tools.Errorf("too many background tasks are running (the limit is %d); stop one with %s or wait for one to finish", e.set.maxTasks, e.set.killName()), nil
 	}
 	e.running++ // reserve the slot before starting, so the limit holds under races
 	e.mu.Unlock()
@@ -87,7 +87,7 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 	e.mu.Unlock()
 	go e.supervise(t, r)
 
-	text := fmt.Sprintf("Started background task %s. Read its new output with bash_output and stop it with bash_kill.", t.id)
+	text := fmt.Sprintf("Started background task %s. Read its new output with %s and stop it with %s.", t.id, e.set.outputName(), e.set.killName())
 	s := map[string]any{"taskId": t.id, "status": "running"}
 	if t.logPath != "" {
 		text += "\nFull output log: " + t.logPath
@@ -301,11 +301,12 @@ func (e *executor) output(call *tools.Call) *tools.Result {
 	return &tools.Result{Text: strings.ToValidUTF8(b.String(), "\uFFFD"), Structured: s, Raw: string(kept)}
 }
 
-// kill stops a task's group: SIGTERM, then SIGKILL after killGrace.
-func (e *executor) kill(ctx context.Context, call *tools.Call) *tools.Result {
+// kill stops a task's group: SIGTERM, then SIGKILL after killGrace. A
+// call cancelled while it waits for the task to die returns ctx's error.
+func (e *executor) kill(ctx context.Context, call *tools.Call) (*tools.Result, error) {
 	t, res := e.lookup(call)
 	if res != nil {
-		return res
+		return res, nil
 	}
 	stopped := t.g.stop(causeKill, killGrace)
 	wait := time.NewTimer(killGrace + drainWait + time.Second)
@@ -313,12 +314,12 @@ func (e *executor) kill(ctx context.Context, call *tools.Call) *tools.Result {
 	select {
 	case <-t.g.done:
 	case <-ctx.Done():
-		return &tools.Result{Text: markCancelled, IsError: true, Structured: map[string]any{"taskId": t.id, "cancelled": true}}
+		return nil, ctx.Err()
 	case <-wait.C:
 		return &tools.Result{
 			Text:       fmt.Sprintf("Sent SIGTERM and SIGKILL to background task %s, but it has not exited yet.\n[status: running]", t.id),
 			Structured: map[string]any{"taskId": t.id, "status": "running", "killed": false},
-		}
+		}, nil
 	}
 	t.mu.Lock()
 	word, line := taskStatus(t.finished, t.exit, t.cause)
@@ -326,11 +327,11 @@ func (e *executor) kill(ctx context.Context, call *tools.Call) *tools.Result {
 	t.mu.Unlock()
 	s := map[string]any{"taskId": t.id, "status": word, "killed": stopped}
 	if !stopped {
-		return &tools.Result{Text: fmt.Sprintf("Background task %s had already finished (%s); nothing was stopped.", t.id, line), Structured: s}
+		return &tools.Result{Text: fmt.Sprintf("Background task %s had already finished (%s); nothing was stopped.", t.id, line), Structured: s}, nil
 	}
 	text := fmt.Sprintf("Stopped background task %s.", t.id)
 	if unread {
-		text += " Output it printed before the stop can still be read with bash_output."
+		text += " Output it printed before the stop can still be read with " + e.set.outputName() + "."
 	}
-	return &tools.Result{Text: text + "\n[status: " + line + "]", Structured: s}
+	return &tools.Result{Text: text + "\n[status: " + line + "]", Structured: s}, nil
 }

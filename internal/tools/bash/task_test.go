@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/bash"
 )
 
 // Issue 4: a background task goes from running to completed; each read
 // returns only what is new; the owner alone gets a completion notice.
 func TestBackgroundLifecycle(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	a := session("a", dir)
 	res := call(t, k.bash, a, map[string]any{
@@ -85,7 +86,7 @@ func TestBackgroundLifecycle(t *testing.T) {
 // Issue 4: another session can neither read nor kill a task, while the
 // owner still can; a call without a session cannot touch an owned task.
 func TestOwnership(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	a, b, none := session("a", dir), session("b", dir), session("", dir)
 	id := startTask(t, k, a, "echo hello; sleep 30")
@@ -121,7 +122,7 @@ func TestOwnership(t *testing.T) {
 // Issue 4: a task started without a session is open to everyone and sends
 // no notice.
 func TestOwnerlessTask(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	id := startTask(t, k, session("", dir), "echo shared")
 	waitFor(t, "completion", func() bool {
@@ -140,7 +141,7 @@ func TestOwnerlessTask(t *testing.T) {
 }
 
 func TestUnknownTask(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	s := session("a", t.TempDir())
 	for _, tool := range []tools.Tool{k.output, k.kill} {
 		for args, want := range map[string]string{
@@ -159,7 +160,7 @@ func TestUnknownTask(t *testing.T) {
 
 // Issue 4: killing a task reaches its grandchildren.
 func TestKillTaskTree(t *testing.T) {
-	k := newKit(t, tools.Config{})
+	k := newKit(t, bash.Config{})
 	dir := t.TempDir()
 	a := session("a", dir)
 	id := startTask(t, k, a, `(sleep 30 & echo $! >> pids; trap '' TERM; sleep 30) & echo $! >> pids; sleep 30 & echo $! >> pids; wait`)
@@ -173,7 +174,7 @@ func TestKillTaskTree(t *testing.T) {
 
 // Issue 4: the task limit and the log bound give clear messages.
 func TestTaskLimits(t *testing.T) {
-	k := newKit(t, tools.Config{MaxTasks: 2, MaxLogBytes: 1000, MaxOutputChars: 500})
+	k := newKit(t, bash.Config{MaxTasks: 2, MaxLogBytes: 1000, MaxOutputChars: 500})
 	dir := t.TempDir()
 	a := session("a", dir)
 	first := startTask(t, k, a, "sleep 30")

@@ -22,7 +22,7 @@ import (
 // the latest part of its output and names its log, which holds all of it.
 func TestUnreadTaskOutputMemoryIsBounded(t *testing.T) {
 	const tasks, size = 100, 1 << 20
-	k := newKit(t, tools.Config{MaxTasks: tasks})
+	k := newKit(t, bash.Config{MaxTasks: tasks})
 	a := session("a", t.TempDir())
 	heap0, rss0 := memNow()
 	ids := make([]string, tasks)
@@ -80,7 +80,7 @@ func memNow() (heap, rss uint64) {
 func TestUnreadTaskOutputWithoutLogsIsBounded(t *testing.T) {
 	const tasks, size = 48, 1 << 20
 	n := &noticeLog{ch: make(chan notice, 64)}
-	ts := bash.New(tools.Host{Notify: n.add, SpillDir: filepath.Join(t.TempDir(), "missing")}, tools.Config{MaxTasks: tasks, SpawnHelper: testkit.SpawnHelper(t)})
+	ts := bash.New(tools.Host{Notify: n.add, SpillDir: filepath.Join(t.TempDir(), "missing")}, bash.Config{MaxTasks: tasks, SpawnHelper: testkit.SpawnHelper(t)})
 	k := &kit{bash: ts[0], output: ts[1], kill: ts[2], notices: n}
 	t.Cleanup(func() { _ = k.bash.(tools.Closer).Close() })
 	a := session("a", t.TempDir())

@@ -29,7 +29,7 @@ var (
 )
 
 func (t *bashTool) Name() string                 { return NameBash }
-func (t *bashTool) Description() string          { return t.e.set.description }
+func (t *bashTool) Description() string          { return bashDescription(t.e.set) }
 func (t *bashTool) InputSchema() json.RawMessage { return bashSchema(t.e.set) }
 func (t *bashTool) CloseSession(id string)       { t.e.closeSession(id) }
 func (t *bashTool) Running(id string) string     { return t.e.busy(id) }
@@ -42,7 +42,7 @@ func (t *outputTool) CloseSession(id string)       { t.e.closeSession(id) }
 func (t *outputTool) Close() error                 { return t.e.close() }
 
 func (t *killTool) Name() string                 { return NameKill }
-func (t *killTool) Description() string          { return killDescription() }
+func (t *killTool) Description() string          { return killDescription(t.e.set) }
 func (t *killTool) InputSchema() json.RawMessage { return taskSchema() }
 func (t *killTool) CloseSession(id string)       { t.e.closeSession(id) }
 func (t *killTool) Close() error                 { return t.e.close() }
@@ -88,7 +88,7 @@ func (t *killTool) Call(ctx context.Context, call *tools.Call) (*tools.Result, e
 	if call == nil {
 		return tools.Errorf("invalid call: no arguments"), nil
 	}
-	return t.e.kill(ctx, call), nil
+	return t.e.kill(ctx, call)
 }
 
 // timeoutMs validates the timeoutMs argument; fractions round up.

@@ -52,7 +52,7 @@ func benchCall(b *testing.B, tl tools.Tool, args map[string]any) *tools.Result {
 // overlap-aware match count, atomic write with fsync, snippet.
 func BenchmarkStrReplace35MB(b *testing.B) {
 	p, _ := bigFile(b)
-	tl := New(tools.Host{}, tools.Config{})
+	tl := New(tools.Host{}, Config{})
 	pairs := [2][2]string{{"marker_alpha = 1", "marker_beta = 2"}, {"marker_beta = 2", "marker_alpha = 1"}}
 	b.SetBytes(bigFileSize)
 	b.ReportAllocs()
@@ -67,7 +67,7 @@ func BenchmarkStrReplace35MB(b *testing.B) {
 // output limit, plus a count of all lines (the whole file is read).
 func BenchmarkView35MB(b *testing.B) {
 	p, _ := bigFile(b)
-	tl := New(tools.Host{}, tools.Config{})
+	tl := New(tools.Host{}, Config{})
 	b.SetBytes(bigFileSize)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -79,7 +79,7 @@ func BenchmarkView35MB(b *testing.B) {
 // BenchmarkViewRange35MB views 41 lines near the end of a 35 MB file.
 func BenchmarkViewRange35MB(b *testing.B) {
 	p, _ := bigFile(b)
-	tl := New(tools.Host{}, tools.Config{})
+	tl := New(tools.Host{}, Config{})
 	b.SetBytes(bigFileSize)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -102,7 +102,7 @@ func BenchmarkEditCPU35MB(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if fileio.CheckText(p, data) != nil {
+		if fileio.CheckText(p, "bash", data) != nil {
 			b.Fatal("not text")
 		}
 		c, err := planReplace(data, "marker_alpha = 1", "marker_beta = 2", p)

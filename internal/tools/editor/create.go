@@ -17,7 +17,7 @@ import (
 // dangling one — is refused and left alone.
 func (t *tool) create(ctx context.Context, path, fileText string) (*tools.Result, error) {
 	if fi, err := os.Lstat(path); err == nil {
-		return nil, existsErr(path, fi)
+		return nil, existsErr(path, fi, t.shell)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, pathErr("create", path, err)
 	}
@@ -31,7 +31,7 @@ func (t *tool) create(ctx context.Context, path, fileText string) (*tools.Result
 	if err := fileio.CreateNew(path, []byte(fileText), nil); err != nil {
 		if errors.Is(err, fileio.ErrExists) {
 			if fi, lerr := os.Lstat(path); lerr == nil {
-				return nil, existsErr(path, fi)
+				return nil, existsErr(path, fi, t.shell)
 			}
 		}
 		return nil, fmt.Errorf("cannot create %s: %s", path, osReason(err))
@@ -47,7 +47,7 @@ func (t *tool) create(ctx context.Context, path, fileText string) (*tools.Result
 	}, nil
 }
 
-func existsErr(path string, fi fs.FileInfo) error {
+func existsErr(path string, fi fs.FileInfo, shell string) error {
 	kind := "a file"
 	switch {
 	case fi.IsDir():
@@ -57,7 +57,7 @@ func existsErr(path string, fi fs.FileInfo) error {
 	case !fi.Mode().IsRegular():
 		kind = fileio.FileKind(fi.Mode())
 	}
-	return fmt.Errorf("%s %w (%s); create never overwrites. Use str_replace or insert to change a file, or remove it with bash first", path, errExists, kind)
+	return fmt.Errorf("%s %w (%s); create never overwrites. Use str_replace or insert to change a file, or remove it with %s first", path, errExists, kind, shell)
 }
 
 // mkdirs creates dir and its missing parents and returns the topmost one it

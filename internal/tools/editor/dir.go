@@ -32,6 +32,7 @@ var noiseDirs = map[string]bool{
 // entry lines are numbered from 1 (the root's line is not), so that a
 // view_range can select part of a listing too long for one result.
 type listing struct {
+	shell  string // the bash tool's name, for the note on hidden entries
 	buf    []byte
 	ends   []int // end offset in buf of each line, the root's first
 	nums   []int // the entry number of each line after the root's
@@ -108,7 +109,7 @@ func (t *tool) viewDir(ctx context.Context, root string, rng []int) (*tools.Resu
 	if err != nil {
 		return nil, pathErr("list", root, err)
 	}
-	l := &listing{budget: t.maxOut - noteReserve, start: 1, end: -1}
+	l := &listing{budget: t.maxOut - noteReserve, start: 1, end: -1, shell: t.shell}
 	if rng != nil {
 		l.start, l.end = rng[0], rng[1]
 	}
@@ -275,7 +276,7 @@ func (l *listing) notes() []string {
 		out = append(out, "[could not read "+joinCapped(l.unreadable, 3)+"]")
 	}
 	if l.hidden > 0 {
-		out = append(out, fmt.Sprintf("[%d hidden %s (names starting with a dot) not shown; view one by its path, or run ls -a with bash]", l.hidden, plural(l.hidden, "entry", "entries")))
+		out = append(out, fmt.Sprintf("[%d hidden %s (names starting with a dot) not shown; view one by its path, or run ls -a with %s]", l.hidden, plural(l.hidden, "entry", "entries"), l.shell))
 	}
 	switch next := l.last() + 1; {
 	case l.full && l.shown > 0:

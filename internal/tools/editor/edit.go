@@ -68,7 +68,7 @@ func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (chang
 		return nil, err
 	}
 	defer release()
-	data, err := lf.ReadText(path)
+	data, err := lf.ReadText(path, t.shell)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (t *tool) snippet(data []byte, c change, budget int) (string, int) {
 	if budget < minSnippet {
 		return fmt.Sprintf(" [no room for a snippet within the output limit; view_range [%d, %d] shows the edited lines]", startLine, lastChanged), lastChanged
 	}
-	w := &numberer{buf: make([]byte, 0, min(len(text), budget)+256), budget: budget}
+	w := &numberer{buf: make([]byte, 0, min(len(text), budget)+256), budget: budget, shell: t.shell}
 	first := startLine - back
 	stop := w.numberText(text, first)
 	var b strings.Builder

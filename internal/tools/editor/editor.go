@@ -45,24 +45,42 @@ const Name = "str_replace_editor"
 // not set MaxOutputChars.
 const DefaultMaxOutputChars = 16000
 
-// MinMaxOutputChars is the smallest output bound the tool accepts; a lower
-// MaxOutputChars is raised to it, so the closing notes of a view (which
-// name the next range) always fit beside at least some lines.
-const MinMaxOutputChars = 1000
+// MinMaxOutputChars is the smallest output bound the tool accepts, so the
+// closing notes of a view (which name the next range) always fit beside at
+// least some lines. MaxMaxOutputChars is the largest.
+const (
+	MinMaxOutputChars = 1000
+	MaxMaxOutputChars = 100_000_000
+)
 
-// New returns the editor tool. It reads cfg.MaxOutputChars (default
-// [DefaultMaxOutputChars], at least [MinMaxOutputChars]) and cfg.Description (default
-// [DefaultDescription]); the host is not used, since the editor starts no
-// processes and never spills output.
-func New(host tools.Host, cfg tools.Config) tools.Tool {
-	t := &tool{
-		maxOut:      max(tools.OrDefault(cfg.MaxOutputChars, DefaultMaxOutputChars), MinMaxOutputChars),
-		description: DefaultDescription,
+// Config is the editor's config ({"tools": {"str_replace_editor": {…}}}).
+type Config struct {
+	tools.Common
+	// MaxOutputChars bounds the text of one result.
+	MaxOutputChars int `json:"maxOutputChars"`
+}
+
+var _ tools.Config = (*Config)(nil)
+
+// DefaultConfig is the config with every default filled in.
+func DefaultConfig() Config { return Config{MaxOutputChars: DefaultMaxOutputChars} }
+
+// Check refuses a MaxOutputChars out of range: a bound below
+// [MinMaxOutputChars] is refused, never silently raised.
+func (c *Config) Check() error {
+	return tools.CheckRange("maxOutputChars", c.MaxOutputChars, MinMaxOutputChars, MaxMaxOutputChars, "characters")
+}
+
+// New returns the editor tool. A zero cfg.MaxOutputChars means
+// [DefaultMaxOutputChars]; the runtime passes a checked config. The host
+// gives the names of tools the editor's texts mention; the editor starts
+// no processes and never spills output.
+func New(host tools.Host, cfg Config) tools.Tool {
+	maxOut := cfg.MaxOutputChars
+	if maxOut <= 0 {
+		maxOut = DefaultMaxOutputChars
 	}
-	if cfg.Description != "" {
-		t.description = cfg.Description
-	}
-	return t
+	return &tool{maxOut: max(maxOut, MinMaxOutputChars), description: DefaultDescription, shell: host.Name("bash"), name: host.Name(Name)}
 }
 
 // params are the arguments of one call. Pointers tell "not given" apart from
@@ -83,6 +101,8 @@ type params struct {
 type tool struct {
 	maxOut      int
 	description string
+	shell       string // the name of the bash tool, which texts suggest for what the editor does not do
+	name        string // the name the model sees, for a generic card
 }
 
 var _ tools.Tool = (*tool)(nil)
@@ -91,7 +111,7 @@ func (t *tool) Name() string                 { return Name }
 func (t *tool) Description() string          { return t.description }
 func (t *tool) InputSchema() json.RawMessage { return json.RawMessage(inputSchema) }
 func (t *tool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
-	return present(call, res)
+	return present(t.name, call, res)
 }
 
 // Call runs one command. Problems with the arguments or the file come back as

@@ -18,7 +18,7 @@ func Example() {
 	path := filepath.Join(dir, "Makefile")
 	_ = os.WriteFile(path, []byte("build:\n\tgo build ./...\n"), 0o644)
 
-	ed := editor.New(tools.Host{}, tools.Config{})
+	ed := editor.New(tools.Host{}, editor.Config{})
 	call := func(args map[string]any) {
 		raw, _ := json.Marshal(args)
 		res, err := ed.Call(context.Background(), &tools.Call{Arguments: raw})

@@ -14,7 +14,7 @@ import (
 // newTool returns an editor with the given output limit (0 for the default).
 func newTool(t *testing.T, maxOut int) tools.Tool {
 	t.Helper()
-	return New(tools.Host{}, tools.Config{MaxOutputChars: maxOut})
+	return New(tools.Host{}, Config{MaxOutputChars: maxOut})
 }
 
 // run calls the tool with args (a map or a JSON string) in a session whose
@@ -130,4 +130,4 @@ func noDebris(t *testing.T, dir string) {
 
 func toolsHost() tools.Host { return tools.Host{} }
 
-func toolsConfig(maxOut int) tools.Config { return tools.Config{MaxOutputChars: maxOut} }
+func toolsConfig(maxOut int) Config { return Config{MaxOutputChars: maxOut} }

@@ -17,7 +17,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // invalid UTF-8 is shown as U+FFFD and remembered for a note.
 type numberer struct {
 	buf    []byte
-	budget int // characters left
+	budget int    // characters left
+	shell  string // the bash tool's name, for the note on a cut line
 
 	crlf       bool  // a shown line ended with CRLF
 	badLines   []int // first few lines holding invalid UTF-8
@@ -144,7 +145,7 @@ func (w *numberer) notes() []string {
 	var out []string
 	if w.cutLine != 0 {
 		out = append(out, "[line "+strconv.Itoa(w.cutLine)+" has "+strconv.Itoa(w.cutLineLen)+
-			" characters; only the first "+strconv.Itoa(w.cutShown)+" are shown. Read the rest with bash, e.g. cut -c]")
+			" characters; only the first "+strconv.Itoa(w.cutShown)+" are shown. Read the rest with "+w.shell+", e.g. cut -c]")
 	}
 	if w.crlf {
 		out = append(out, `[CRLF line endings are shown without the \r; write old_str and new_str with plain newlines, edits keep CRLF]`)

@@ -12,13 +12,13 @@ import (
 // so a permission prompt can show it); and the path with the first changed
 // line. It reads only its inputs, so it gives the same card on replay, and
 // it falls back to the generic card when the arguments cannot be read.
-func present(call *tools.Call, res *tools.Result) tools.Presentation {
+func present(name string, call *tools.Call, res *tools.Result) tools.Presentation {
 	var p params
 	if call == nil || json.Unmarshal(call.Arguments, &p) != nil || p.Path == "" {
-		return tools.Generic(Name, call, res)
+		return tools.Generic(name, call, res)
 	}
 	if _, ok := commands[p.Command]; !ok {
-		return tools.Generic(Name, call, res)
+		return tools.Generic(name, call, res)
 	}
 	pr := tools.Presentation{Kind: "edit", RawInput: call.Arguments}
 	loc := tools.Location{Path: p.Path}

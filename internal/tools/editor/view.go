@@ -44,7 +44,7 @@ func (t *tool) view(ctx context.Context, path string, rng []int) (*tools.Result,
 func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int) (*tools.Result, error) {
 	s.sniff(sniffBytes)
 	if s.nul {
-		return nil, binaryViewErr(path)
+		return nil, binaryViewErr(path, t.shell)
 	}
 	start, end := 1, -1
 	if rng != nil {
@@ -52,7 +52,7 @@ func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int)
 	}
 	budget := t.maxOut - noteReserve
 	keep := 4*budget + 4 // a line longer than this cannot fit: a character is at most 4 bytes
-	w := &numberer{buf: make([]byte, 0, min(t.maxOut, 64<<10)+64), budget: budget}
+	w := &numberer{buf: make([]byte, 0, min(t.maxOut, 64<<10)+64), budget: budget, shell: t.shell}
 	s.skip(ctx, start-1)
 
 	n, nextStart, nextEnd := start, 0, 0
@@ -93,7 +93,7 @@ func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int)
 		return nil, pathErr("read", path, s.err)
 	}
 	if s.nul {
-		return nil, binaryViewErr(path)
+		return nil, binaryViewErr(path, t.shell)
 	}
 	total := s.lines()
 	if total == 0 {
@@ -162,6 +162,6 @@ func viewFacts(path string, first, last, total int, truncated bool) map[string]a
 	return map[string]any{"path": path, "firstLine": first, "lastLine": last, "totalLines": total, "truncated": truncated}
 }
 
-func binaryViewErr(path string) error {
-	return fmt.Errorf("%s looks like a %w (it contains NUL bytes), so it is not shown; use bash (file, xxd, strings) to inspect it", path, errBinary)
+func binaryViewErr(path, shell string) error {
+	return fmt.Errorf("%s looks like a %w (it contains NUL bytes), so it is not shown; use %s (file, xxd, strings) to inspect it", path, errBinary, shell)
 }

@@ -141,12 +141,12 @@ func TestReadTextRefusals(t *testing.T) {
 	}{
 		{bin, ErrBinary}, {bad, ErrNotUTF8}, {dir, ErrIsDir}, {filepath.Join(dir, "none"), ErrNotFound},
 	} {
-		_, _, err := ReadText(tc.path, tc.path)
+		_, _, err := ReadText(tc.path, tc.path, "bash")
 		if !errors.Is(err, tc.want) {
 			t.Errorf("ReadText(%s) = %v, want %v", tc.path, err, tc.want)
 		}
 	}
-	if _, _, err := ReadText(bad, bad); !strings.Contains(err.Error(), "line 2") {
+	if _, _, err := ReadText(bad, bad, "bash"); !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("invalid UTF-8 error does not name line 2: %v", err)
 	}
 }
@@ -156,7 +156,7 @@ func TestReplaceKeepsModeAndLeavesNoDebris(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "run.sh")
 	write(t, p, "old\n", 0o750)
-	fi, _, err := ReadText(p, p)
+	fi, _, err := ReadText(p, p, "bash")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestUnchangedSeesAWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	data, err := lf.ReadText(p)
+	data, err := lf.ReadText(p, "bash")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestSaveKeepsHardLinksAndUndoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	data, err := lf.ReadText(p)
+	data, err := lf.ReadText(p, "bash")
 	if err != nil {
 		t.Fatal(err)
 	}

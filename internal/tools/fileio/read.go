@@ -15,15 +15,16 @@ import (
 // be: a regular file, writable, at most MaxTextBytes, text (no NUL byte) and
 // valid UTF-8. name is the path as the model gave it, for messages; real is
 // its symlink-resolved form, the file that is read. The FileInfo is that of
-// the open file, for Replace and Unchanged.
-func ReadText(name, real string) (fs.FileInfo, []byte, error) {
+// the open file, for Replace and Unchanged. shell is the name of the tool
+// that runs commands, which the refusals suggest instead.
+func ReadText(name, real, shell string) (fs.FileInfo, []byte, error) {
 	f, fi, err := OpenRegular(name, real)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
 	if fi.Size() > MaxTextBytes {
-		return nil, nil, fmt.Errorf("%s is %d bytes, %w (the limit is %d MiB); use bash, for example sed, to change it", name, fi.Size(), ErrTooLarge, MaxTextBytes>>20)
+		return nil, nil, tooLarge(name, fi.Size(), shell)
 	}
 	if err := checkWritable(real); err != nil {
 		return nil, nil, PathErr("write", name, err)
@@ -32,15 +33,16 @@ func ReadText(name, real string) (fs.FileInfo, []byte, error) {
 	if err != nil {
 		return nil, nil, PathErr("read", name, err)
 	}
-	if err := CheckText(name, data); err != nil {
+	if err := CheckText(name, shell, data); err != nil {
 		return nil, nil, err
 	}
 	return fi, data, nil
 }
 
 // CheckText refuses data that holds a NUL byte (a binary file) or is not
-// valid UTF-8, naming the first bad line.
-func CheckText(name string, data []byte) error {
+// valid UTF-8, naming the first bad line and suggesting shell, the tool
+// that runs commands, for other encodings.
+func CheckText(name, shell string, data []byte) error {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return fmt.Errorf("%s looks like a %w (it contains NUL bytes); this tool edits text files only, so it was left unchanged", name, ErrBinary)
 	}
@@ -55,8 +57,13 @@ func CheckText(name string, data []byte) error {
 		}
 		bad += n
 	}
-	return fmt.Errorf("%s is %w (first invalid byte on line %d); it was left unchanged, since this tool edits UTF-8 text only. Use bash to edit files in other encodings",
-		name, ErrNotUTF8, bytes.Count(data[:bad], []byte{'\n'})+1)
+	return fmt.Errorf("%s is %w (first invalid byte on line %d); it was left unchanged, since this tool edits UTF-8 text only. Use %s to edit files in other encodings",
+		name, ErrNotUTF8, bytes.Count(data[:bad], []byte{'\n'})+1, shell)
+}
+
+// tooLarge refuses a file over MaxTextBytes, suggesting shell instead.
+func tooLarge(name string, size int64, shell string) error {
+	return fmt.Errorf("%s is %d bytes, %w (the limit is %d MiB); use %s, for example sed, to change it", name, size, ErrTooLarge, MaxTextBytes>>20, shell)
 }
 
 // OpenRegular opens real for reading and refuses anything but a regular

@@ -50,10 +50,11 @@ type Saved struct {
 
 // ReadText reads the locked file whole and checks that it can be changed:
 // at most MaxTextBytes, writable, text and valid UTF-8 (see ReadText).
-// name is the path as the model gave it, for messages.
-func (l *Locked) ReadText(name string) ([]byte, error) {
+// name is the path as the model gave it, for messages; shell is the name
+// of the tool that runs commands, which the refusals suggest instead.
+func (l *Locked) ReadText(name, shell string) ([]byte, error) {
 	if l.fi.Size() > MaxTextBytes {
-		return nil, fmt.Errorf("%s is %d bytes, %w (the limit is %d MiB); use bash, for example sed, to change it", name, l.fi.Size(), ErrTooLarge, MaxTextBytes>>20)
+		return nil, tooLarge(name, l.fi.Size(), shell)
 	}
 	if err := checkWritable(l.Real); err != nil {
 		return nil, PathErr("write", name, err)
@@ -65,7 +66,7 @@ func (l *Locked) ReadText(name string) ([]byte, error) {
 	if err != nil {
 		return nil, PathErr("read", name, err)
 	}
-	if err := CheckText(name, data); err != nil {
+	if err := CheckText(name, shell, data); err != nil {
 		return nil, err
 	}
 	return data, nil

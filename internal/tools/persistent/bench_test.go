@@ -22,7 +22,7 @@ func benchCall(b *testing.B, f *fixture, command string) *tools.Result {
 	return res
 }
 
-func benchFixture(b *testing.B, cfg tools.Config) *fixture {
+func benchFixture(b *testing.B, cfg Config) *fixture {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		b.Skipf("no terminal on %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
@@ -40,7 +40,7 @@ func benchFixture(b *testing.B, cfg tools.Config) *fixture {
 // shared machine's outliers distort less (compare with bench/'s raw-PTY
 // floor by p50).
 func BenchmarkRoundTripTrue(b *testing.B) {
-	f := benchFixture(b, tools.Config{})
+	f := benchFixture(b, Config{})
 	benchCall(b, f, "true")
 	var times []time.Duration
 	b.ResetTimer()
@@ -57,7 +57,7 @@ func BenchmarkRoundTripTrue(b *testing.B) {
 // BenchmarkSeq2M is output throughput: 14,888,896 bytes through the
 // terminal, the cleaner, the bound and the spill file.
 func BenchmarkSeq2M(b *testing.B) {
-	f := benchFixture(b, tools.Config{})
+	f := benchFixture(b, Config{})
 	benchCall(b, f, "true")
 	b.SetBytes(14888896)
 	b.ResetTimer()
@@ -103,7 +103,7 @@ func p50us(d []time.Duration) float64 {
 // network off, alternated, with both medians. The sandbox is applied once,
 // when the shell starts, so the two should match.
 func BenchmarkSandboxedRoundTrip(b *testing.B) {
-	f := benchFixture(b, tools.Config{})
+	f := benchFixture(b, Config{})
 	pol := benchSandbox(b, f)
 	f.benchIn(b, "plain", nil, "true")
 	f.benchIn(b, "boxed", pol, "true")
@@ -122,7 +122,7 @@ func BenchmarkSandboxedRoundTrip(b *testing.B) {
 // start, boot and the first `true` of a new session, without a sandbox and
 // under workspace-write with network off, alternated, with both medians.
 func BenchmarkSandboxedShellStart(b *testing.B) {
-	f := benchFixture(b, tools.Config{})
+	f := benchFixture(b, Config{})
 	pol := benchSandbox(b, f)
 	var p, s []time.Duration
 	n := 0

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/shellport/shellport/internal/testkit"
-	"github.com/shellport/shellport/internal/tools"
 )
 
 // Issue 10, processes that escape: what a persistent shell starts keeps
@@ -36,7 +35,7 @@ func startEscapes(t *testing.T, f *fixture, session, marker string) {
 }
 
 func TestIssue10PersistentJobsDieWithTheSession(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	marker := testkit.Marker()
 	startEscapes(t, f, "a", marker)
 	f.tool.CloseSession("a")
@@ -46,7 +45,7 @@ func TestIssue10PersistentJobsDieWithTheSession(t *testing.T) {
 }
 
 func TestIssue10PersistentJobsDieWithTheTool(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	marker := testkit.Marker()
 	startEscapes(t, f, "a", marker)
 	if err := f.tool.Close(); err != nil {
@@ -58,7 +57,7 @@ func TestIssue10PersistentJobsDieWithTheTool(t *testing.T) {
 }
 
 func TestIssue10PersistentJobsDieWithAReset(t *testing.T) {
-	f := newFixture(t, tools.Config{TimeoutMs: 3000})
+	f := newFixture(t, Config{TimeoutMs: 3000})
 	marker := testkit.Marker()
 	startEscapes(t, f, "a", marker)
 	res := f.runIn("a", "sleep 1000")
@@ -70,7 +69,7 @@ func TestIssue10PersistentJobsDieWithAReset(t *testing.T) {
 
 // The shell's own exit ends its jobs too: a fresh shell starts clean.
 func TestIssue10PersistentJobsDieWhenTheShellExits(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	marker := testkit.Marker()
 	startEscapes(t, f, "a", marker)
 	f.runIn("a", "exit 3")
@@ -79,7 +78,7 @@ func TestIssue10PersistentJobsDieWhenTheShellExits(t *testing.T) {
 
 // Issue 10, descriptors: what a command runs sees only 0, 1 and 2.
 func TestIssue10PersistentCommandSeesOnlyStandardDescriptors(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	res := f.runIn("a", `sh -c 'ls -l /proc/$$/fd' | grep -- '->' | awk '{print $(NF-2)}' | sort -n | tr '\n' ' '`)
 	if res.Text != "0 1 2 " {
 		t.Fatalf("a command's process has fds %q, want 0 1 2", res.Text)

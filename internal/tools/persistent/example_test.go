@@ -13,7 +13,7 @@ import (
 func Example() {
 	// On Linux every shell runs under shellport-spawn-helper; the runtime
 	// finds it beside the library or the executable.
-	tool := persistent.New(tools.Host{SpillDir: os.TempDir()}, tools.Config{SpawnHelper: spawnHelperPath})
+	tool := persistent.New(tools.Host{SpillDir: os.TempDir()}, persistent.Config{SpawnHelper: spawnHelperPath})
 	defer tool.(tools.Closer).Close()
 
 	session := tools.Session{ID: "demo", Key: "demo#1", Cwd: os.TempDir()}
@@ -31,7 +31,7 @@ func Example() {
 		fmt.Printf("%q\n", res.Text)
 	}
 	// Output:
-	// ""
+	// "[no output]"
 	// "hello from /\n"
 	// "no newline\n[exit code: 1]"
 }

@@ -29,7 +29,7 @@ type fixture struct {
 
 // newFixture returns a tool with cfg over test defaults, a session cwd and
 // a spill directory, all cleaned up at the end.
-func newFixture(t *testing.T, cfg tools.Config) *fixture {
+func newFixture(t *testing.T, cfg Config) *fixture {
 	t.Helper()
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		t.Skipf("persistent bash needs a terminal; not on %s/%s", runtime.GOOS, runtime.GOARCH)
@@ -145,8 +145,6 @@ func spawnHelper(t *testing.T) string {
 	t.Helper()
 	return testkit.SpawnHelper(t)
 }
-
-func msDuration(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
 
 func (f *fixture) sessionOf(id string) *session {
 	f.tool.mu.Lock()

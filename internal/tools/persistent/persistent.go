@@ -63,15 +63,16 @@
 // A reader goroutine drains the terminal continuously, so a command is
 // never blocked on output. The stream is cleaned as it arrives (escape
 // sequences removed, carriage returns and backspaces applied so a progress
-// bar leaves its final state, invalid UTF-8 replaced and counted) and kept
-// whole up to maxOutputChars characters; past that only the first 40% and
-// the last 60% stay in memory, the full text streams to a spill file in
-// the host's spill directory (capped at 128 MiB), and the result says
-// exactly how much was left out and where the rest is. Output printed by
-// background jobs between calls is shown with the next call. The shell's
-// environment never pages, colours or prompts (TERM=dumb, NO_COLOR=1,
-// PAGER=cat, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0, …), and the terminal
-// neither echoes nor turns \n into \r\n.
+// bar leaves its final state, invalid UTF-8 replaced and counted) and
+// handed to the output core both bash tools share (internal/tools/output):
+// it keeps the text whole up to maxOutputChars characters, past that the
+// first 40% and the last 60%, streams the full text to a spill file in
+// the host's spill directory, and writes the result in the one dialect
+// (docs/TOOLS.md). Output printed by background jobs between calls is
+// shown with the next call. The shell's environment never pages, colours
+// or prompts (TERM=dumb, NO_COLOR=1, PAGER=cat, GIT_PAGER=cat,
+// GIT_TERMINAL_PROMPT=0, …), and the terminal neither echoes nor turns \n
+// into \r\n.
 //
 // # Timeouts, cancellation, death
 //
@@ -101,6 +102,7 @@ import (
 	"time"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 // Defaults of the config fields the tool reads.
@@ -109,13 +111,11 @@ const (
 	DefaultMaxOutputChars = 30000
 )
 
-// Tool is the persistent bash tool. It reads Config's TimeoutMs,
-// MaxOutputChars, Description, Shell and SpawnHelper.
+// Tool is the persistent bash tool.
 type Tool struct {
-	host        tools.Host
-	timeout     time.Duration
-	description string
-	shellCfg    shellConfig
+	host     tools.Host
+	timeout  time.Duration
+	shellCfg shellConfig
 
 	mu       sync.Mutex
 	sessions map[string]*session // by tools.Session.Key
@@ -129,40 +129,34 @@ var (
 	_ tools.Runner        = (*Tool)(nil)
 )
 
-// New returns the tool. No shell starts until a session's first call.
-func New(host tools.Host, cfg tools.Config) tools.Tool {
-	timeout := time.Duration(tools.OrDefault(cfg.TimeoutMs, DefaultTimeoutMs)) * time.Millisecond
-	shell := cfg.Shell
-	if shell == "" {
-		shell = "bash"
-	}
+// New returns the tool. Zero fields of cfg take their defaults;
+// SpawnHelper is required on Linux, where every shell runs under its own
+// supervisor. No shell starts until a session's first call.
+func New(host tools.Host, cfg Config) tools.Tool {
+	cfg = cfg.withDefaults()
 	spillDir := host.SpillDir
 	if spillDir == "" {
 		spillDir = os.TempDir()
 	}
-	t := &Tool{
-		host:        host,
-		timeout:     timeout,
-		description: cfg.Description,
+	return &Tool{
+		host:    host,
+		timeout: time.Duration(cfg.TimeoutMs) * time.Millisecond,
 		shellCfg: shellConfig{
-			shell:       shell,
+			shell:       cfg.Shell,
 			spawnHelper: cfg.SpawnHelper,
-			maxChars:    tools.OrDefault(cfg.MaxOutputChars, DefaultMaxOutputChars),
+			maxChars:    cfg.MaxOutputChars,
 			spillDir:    spillDir,
 		},
 		sessions: make(map[string]*session),
 	}
-	if t.description == "" {
-		t.description = defaultDescription(timeout)
-	}
-	return t
 }
 
 // Name is "bash".
 func (t *Tool) Name() string { return "bash" }
 
-// Description is the configured description or the default one.
-func (t *Tool) Description() string { return t.description }
+// Description states what persists, what a timeout does and how a result
+// reads.
+func (t *Tool) Description() string { return defaultDescription(t.timeout, t.shellCfg.maxChars) }
 
 // InputSchema is {command: string}.
 func (t *Tool) InputSchema() json.RawMessage {
@@ -187,7 +181,7 @@ func (t *Tool) Call(ctx context.Context, call *tools.Call) (*tools.Result, error
 		return tools.Errorf(`invalid arguments: "command" contains a NUL byte`), nil
 	}
 	if call.Session.Key == "" {
-		return tools.Errorf("this bash keeps one shell per session, so it runs only in a session; the call named none"), nil
+		return tools.Errorf("this tool keeps one shell per session, so it runs only in a session; the call named none"), nil
 	}
 	s, err := t.session(call.Session.Key)
 	if err != nil {
@@ -261,25 +255,14 @@ func (t *Tool) session(key string) (*session, error) {
 	return s, nil
 }
 
-// defaultDescription states what persists and what a timeout does.
-func defaultDescription(timeout time.Duration) string {
+// defaultDescription states what persists, what a timeout does and how a
+// result reads.
+func defaultDescription(timeout time.Duration, maxChars int) string {
 	return fmt.Sprintf(`Run a bash command in a shell that stays alive for the whole session, and return what it printed (stdout and stderr together, as a terminal shows them) and its exit status.
 
 State carries over from one call to the next: the working directory, shell and environment variables, functions, aliases, an activated virtualenv and background jobs are all still there. Calls run one at a time, in the order they were made.
 
-A command still running after %s is interrupted and the shell is replaced by a fresh one in the session's starting directory, so the working directory, variables, functions and background jobs are lost; the output so far is returned. The same reset happens when the shell itself exits (after exit, or set -e followed by a failing command). Nothing can be typed into a running command, so one that waits for input runs until that timeout.`, durationText(timeout))
-}
+A command still running after %s is interrupted and the shell is replaced by a fresh one in the session's starting directory, so the working directory, variables, functions and background jobs are lost; the output so far is returned. The same reset happens when the shell itself exits (after exit, or set -e followed by a failing command). Nothing can be typed into a running command, so one that waits for input runs until that timeout.
 
-// durationText renders a timeout for people: "120 seconds", "1.5 seconds",
-// "500 ms".
-func durationText(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	case d == time.Second:
-		return "1 second"
-	case d%time.Second == 0:
-		return fmt.Sprintf("%d seconds", int64(d/time.Second))
-	}
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".") + " seconds"
+The result is the output, then status lines when they apply: [timed out after N seconds], [exit code: N] (a non-zero exit is an ordinary result: read the output and decide), a line saying the shell was reset and why, and [output truncated; full output: PATH] when the output passed %d characters (its start and end are kept around a note of how much was left out; the file holds all of it).`, output.Duration(timeout), maxChars)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func TestPresent(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	call := &tools.Call{ID: "c1", Session: tools.Session{ID: "s", Key: "s", Cwd: f.cwd}, Arguments: args("echo hi; exit 3")}
 	p := f.tool.Present(call, nil)
 	if p.Title != "echo hi; exit 3" || p.RawInput != "echo hi; exit 3" || p.Kind != "execute" || p.Status != "" {
@@ -44,7 +44,7 @@ func TestPresent(t *testing.T) {
 // Issue 14: the card's status follows the command: completed for exit 0,
 // failed for a non-zero exit, a timeout or a shell that died.
 func TestPresentStatus(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	for _, tc := range []struct {
 		res  *tools.Result
 		want string
@@ -65,7 +65,7 @@ func TestPresentStatus(t *testing.T) {
 }
 
 func TestPresentMalformedArguments(t *testing.T) {
-	tool := New(tools.Host{}, tools.Config{})
+	tool := New(tools.Host{}, Config{})
 	for _, raw := range []string{`{"command": 5}`, `not json`, `{}`, ``} {
 		p := tool.Present(&tools.Call{ID: "x", Arguments: []byte(raw)}, &tools.Result{Text: "bad", IsError: true})
 		if p.Kind != "other" || p.Title != "bash" || p.Status != "failed" {

@@ -2,11 +2,11 @@ package persistent
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/shellport/shellport/internal/pty"
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 // lostShell records why the shell the model knew is gone when a call
@@ -25,103 +25,83 @@ func (l *lostShell) text(cwd string) string {
 	case l.cancelled:
 		return "[the previous call was cancelled, which reset the shell; " + fresh + "]"
 	case l.loopEnded:
-		return "[the previous shell ended between calls: its command loop stopped (" + strings.Trim(deathMarker(l.exit), "[]") + "); " + fresh + "]"
+		return "[the previous shell ended between calls: its command loop stopped (" + howEnded(l.exit) + "); " + fresh + "]"
 	}
-	return "[the previous shell ended between calls (" + strings.Trim(deathMarker(l.exit), "[]") + "); " + fresh + "]"
+	return "[the previous shell ended between calls (" + howEnded(l.exit) + "); " + fresh + "]"
 }
 
 // unusableText explains a shell that ended because a command left it unable
 // to run its command loop.
 const unusableText = "left the shell unable to run further commands, for example by disabling or shadowing a builtin it needs (read, printf, eval, trap, set, unset, builtin), making one of its __sp_ variables read-only, closing its descriptors 30 to 34, or lowering ulimit -n below 35"
 
-// render turns an outcome into the model's text and the structured facts.
-// The text is the output exactly, followed by one bracketed line per fact
-// the model must know; a zero status with nothing to report adds nothing.
+// render turns an outcome into the result, in the dialect of the output
+// core shared with one-shot bash: the output, then the common status lines
+// (timeout, exit code or signal), then this tool's own lines about the
+// shell (that it was reset, and why). A reset the model has not been told
+// of yet (lost) opens the text.
 func render(o outcome, lost *lostShell, cwd string, timeout time.Duration) *tools.Result {
-	var notes []string
-	if o.out.invalidUTF > 0 {
-		n := o.out.invalidUTF
-		notes = append(notes, fmt.Sprintf("[%s of the output %s not valid UTF-8 and %s replaced with U+FFFD]",
-			plural(n, "byte", "bytes"), wasWere(n), wasWere(n)))
+	r := output.Result{
+		Output:          o.out,
+		TimedOut:        o.timedOut,
+		Timeout:         timeout,
+		WaitingForInput: o.waiting,
+		ShellReset:      o.reset() || lost != nil,
 	}
-	st := map[string]any{
-		"exitCode":        nil,
-		"signal":          nil,
-		"timedOut":        o.timedOut,
-		"truncated":       o.out.truncated,
-		"spillPath":       nil,
-		"shellReset":      o.reset() || lost != nil,
-		"waitingForInput": o.waiting,
-		"invalidUtf8":     o.out.invalidUTF,
-	}
-	if o.out.spillPath != "" {
-		st["spillPath"] = o.out.spillPath
+	if lost != nil {
+		r.Opening = []string{lost.text(cwd)}
 	}
 	switch {
 	case o.sendErr != nil:
-		notes = append(notes, fmt.Sprintf("[the command could not be handed to the shell (%v), so it did not run; the shell was reset: its %s]", o.sendErr, resetText(cwd)))
+		r.IsError = true
+		r.Closing = append(r.Closing, fmt.Sprintf("[the command could not be handed to the shell (%v), so it did not run; the shell was reset: its %s]", o.sendErr, resetText(cwd)))
 	case o.timedOut:
-		if o.waiting {
-			notes = append(notes, "[the command was waiting for input from the terminal, which this tool cannot type; give the input through a pipe, a here-document or a file, or use the program's non-interactive option]")
-		}
-		notes = append(notes, fmt.Sprintf("[timed out after %s; the command was stopped and the shell was reset: its %s]", durationText(timeout), resetText(cwd)))
+		r.Closing = append(r.Closing, "[the command was stopped and the shell was reset: its "+resetText(cwd)+"]")
 	case o.broken:
-		if o.status != 0 {
-			notes = append(notes, fmt.Sprintf("[exit code: %d]", o.status))
-		}
-		st["exitCode"] = o.status
-		notes = append(notes, "[the command finished, but it "+unusableText+"; the shell was reset: its "+resetText(cwd)+"]")
+		r.ExitCode = output.Code(o.status)
+		r.Closing = append(r.Closing, "[the command finished, but it "+unusableText+"; the shell was reset: its "+resetText(cwd)+"]")
 	case o.died && o.startFailed:
-		notes = append(notes, deathMarker(o.exit), "[the shell ended before its command loop started, so the command did not run; the next call starts another shell in "+where(cwd)+"]")
-		if o.exit.Known() {
-			st["exitCode"] = exitCodeOf(o.exit)
-		}
+		r.Closing = append(r.Closing, "[the shell ended ("+howEnded(o.exit)+") before its command loop started, so the command did not run; the next call starts another shell in "+where(cwd)+"]")
 	case o.died:
-		if o.loopEnded {
-			notes = append(notes, "[the shell's command loop stopped, so the shell exited: the command ran break outside any loop, or it "+unusableText+"]")
-		} else {
-			notes = append(notes, deathMarker(o.exit))
+		r.ExitCode, r.Signal = shellExit(o.exit)
+		switch {
+		case o.loopEnded:
+			r.Closing = append(r.Closing, "[the shell's command loop stopped, so the shell exited: the command ran break outside any loop, or it "+unusableText+"]")
+			r.Closing = append(r.Closing, "[the shell's "+resetText(cwd)+"]")
+		case o.exit.Signal != 0:
+			r.Closing = append(r.Closing, "[the shell was killed, so it was reset: its "+resetText(cwd)+"]")
+		case o.exit.Known():
+			r.Closing = append(r.Closing, "[the shell exited, so it was reset: its "+resetText(cwd)+"]")
+		default:
+			r.Closing = append(r.Closing, "[the shell ended, so it was reset: its "+resetText(cwd)+"]")
 		}
-		notes = append(notes, "[the shell's "+resetText(cwd)+"]")
-		if o.exit.Known() {
-			st["exitCode"] = exitCodeOf(o.exit)
-		}
-		if o.exit.Signal != 0 {
-			st["signal"] = o.exit.SignalName()
-		}
-	case o.finished:
-		if o.status != 0 {
-			notes = append(notes, fmt.Sprintf("[exit code: %d]", o.status))
-		}
-		if o.status >= 0 {
-			st["exitCode"] = o.status
-		}
+	case o.finished && o.status >= 0:
+		r.ExitCode = output.Code(o.status)
 	}
-
-	var b strings.Builder
-	if lost != nil {
-		b.WriteString(lost.text(cwd))
-		b.WriteByte('\n')
-	}
-	b.WriteString(o.out.text)
-	if len(notes) > 0 {
-		if o.out.text != "" && !strings.HasSuffix(o.out.text, "\n") {
-			b.WriteByte('\n')
-		}
-		b.WriteString(strings.Join(notes, "\n"))
-	}
-	return &tools.Result{Text: b.String(), Structured: st, Raw: o.out.text, IsError: o.sendErr != nil}
+	return r.ToolResult()
 }
 
-// deathMarker is the line that says how the shell itself ended.
-func deathMarker(st pty.ExitStatus) string {
+// shellExit is how a shell that died reports in a result: its exit code,
+// or the signal that killed it; neither when unknown.
+func shellExit(st pty.ExitStatus) (*int, string) {
 	switch {
 	case st.Signal != 0:
-		return "[shell killed by signal: " + st.SignalName() + "]"
+		return nil, st.SignalName()
 	case st.Known():
-		return fmt.Sprintf("[shell exited: code %d]", st.Code)
+		return output.Code(st.Code), ""
 	}
-	return "[shell exited]"
+	return nil, ""
+}
+
+// howEnded says how the shell itself ended, in the words of the status
+// lines: "exit code: 1", "killed by signal: SIGKILL".
+func howEnded(st pty.ExitStatus) string {
+	switch {
+	case st.Signal != 0:
+		return "killed by signal: " + st.SignalName()
+	case st.Known():
+		return fmt.Sprintf("exit code: %d", st.Code)
+	}
+	return "how is unknown"
 }
 
 func resetText(cwd string) string {
@@ -134,27 +114,4 @@ func where(cwd string) string {
 		return "the runtime's working directory"
 	}
 	return cwd
-}
-
-// exitCodeOf is the status a shell would report for a child that ended
-// this way: the code, or 128 plus the signal.
-func exitCodeOf(st pty.ExitStatus) int {
-	if st.Signal != 0 {
-		return 128 + int(st.Signal)
-	}
-	return st.Code
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return commas(int64(n)) + " " + many
-}
-
-func wasWere(n int) string {
-	if n == 1 {
-		return "was"
-	}
-	return "were"
 }

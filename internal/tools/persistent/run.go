@@ -154,7 +154,7 @@ func (s *shell) cancel(c *callState) {
 	s.terminate(false)
 	select {
 	case <-c.finished:
-		c.out.remove()
+		c.out.Remove()
 	default:
 		s.mu.Lock()
 		s.scan.flush()

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 // session owns one shell. Its calls run one at a time in arrival order.
@@ -82,7 +83,7 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 	closed = s.closed
 	s.mu.Unlock()
 	if closed {
-		o.out.remove()
+		o.out.Remove()
 		return nil, ErrSessionClosed
 	}
 	return render(o, lost, call.Session.Cwd, t.timeout), nil
@@ -102,14 +103,7 @@ func startFailed(err error, lost *lostShell, cwd string) *tools.Result {
 	if lost != nil {
 		text = lost.text(cwd) + "\n" + text
 	}
-	return &tools.Result{
-		Text:    text,
-		IsError: true,
-		Structured: map[string]any{
-			"exitCode": nil, "signal": nil, "timedOut": false, "truncated": false, "spillPath": nil,
-			"shellReset": lost != nil, "waitingForInput": false, "invalidUtf8": 0,
-		},
-	}
+	return &tools.Result{Text: text, IsError: true, Structured: output.Result{ShellReset: lost != nil}.Meta()}
 }
 
 // drop forgets sh and kills what is left of it.

@@ -13,9 +13,9 @@ import (
 // Issue 3: different sessions run in parallel. Session a blocks reading a
 // FIFO that only session b writes; serialised sessions would deadlock.
 func TestSessionsRunInParallel(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	fifo := f.cwd + "/pipe"
-	f.expect("mkfifo "+fifo, "")
+	f.expect("mkfifo "+fifo, "[no output]")
 	var wg sync.WaitGroup
 	var a *tools.Result
 	wg.Add(1)
@@ -32,9 +32,9 @@ func TestSessionsRunInParallel(t *testing.T) {
 
 // Issue 3: calls to one session are serialised in arrival order.
 func TestCallsToOneSessionAreSerialisedFIFO(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	gate := f.cwd + "/gate"
-	f.expect("mkfifo "+gate+"; n=0", "")
+	f.expect("mkfifo "+gate+"; n=0", "[no output]")
 	s := f.sessionOf("s")
 	results := make([]*tools.Result, 3)
 	var wg sync.WaitGroup
@@ -63,7 +63,7 @@ func TestCallsToOneSessionAreSerialisedFIFO(t *testing.T) {
 // Issue 3: closing a session kills every process of its shell's session,
 // background jobs included.
 func TestCloseSessionLeavesNoProcess(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	f.expect("sleep 300 & nohup sleep 300 >/dev/null 2>&1 & (sleep 300 &) ; echo ok", "ok\n")
 	sh := f.shellOf("s")
 	sid := sh.proc.Pid()
@@ -83,7 +83,7 @@ func TestCloseSessionLeavesNoProcess(t *testing.T) {
 
 // Close kills every shell; later calls fail; Close is idempotent.
 func TestCloseToolLeavesNoProcess(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	var sids []int
 	for _, id := range []string{"a", "b"} {
 		f.runIn(id, "sleep 300 &")
@@ -107,7 +107,7 @@ func TestCloseToolLeavesNoProcess(t *testing.T) {
 
 // A session closed while its call runs ends that call promptly.
 func TestCloseSessionDuringCall(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	done := make(chan error, 1)
 	go func() {
 		_, err := f.callIn(context.Background(), "s", ": >"+f.cwd+"/running; sleep 300")
@@ -123,13 +123,13 @@ func TestCloseSessionDuringCall(t *testing.T) {
 // The spawn helper path (forced with Config.SpawnHelper) gives the same
 // shell: a controlling terminal, persistence, markers, death handling.
 func TestSpawnHelperPath(t *testing.T) {
-	f := newFixture(t, tools.Config{SpawnHelper: spawnHelper(t)})
-	f.expect("cd /; x=via-helper", "")
+	f := newFixture(t, Config{SpawnHelper: spawnHelper(t)})
+	f.expect("cd /; x=via-helper", "[no output]")
 	res := f.run("echo $x; pwd; tty >/dev/null && echo has-tty; ps -o sid= -p $$ | tr -d ' '")
 	if !strings.HasPrefix(res.Text, "via-helper\n/\nhas-tty\n") || !strings.HasSuffix(res.Text, fmt.Sprintf("%d\n", f.shellOf("s").proc.Pid())) {
 		t.Fatalf("got %q", res.Text)
 	}
-	f.expect("exit 4", "[shell exited: code 4]\n[the shell's working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in "+f.cwd+"]")
+	f.expect("exit 4", "[exit code: 4]\n[the shell exited, so it was reset: its working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in "+f.cwd+"]")
 	f.expect("pwd", f.cwd+"\n")
 }
 
@@ -137,7 +137,7 @@ func TestSpawnHelperPath(t *testing.T) {
 // runtime refuses it first), instead of running on a shell shared by every
 // session-less caller.
 func TestCallWithoutSessionIsRefused(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	res, err := f.tool.Call(t.Context(), &tools.Call{Session: tools.Session{Cwd: f.cwd}, Arguments: args("echo hi")})
 	if err != nil || !res.IsError || !strings.Contains(res.Text, "runs only in a session") {
 		t.Fatalf("got %+v %v", res, err)

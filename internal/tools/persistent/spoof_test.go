@@ -4,16 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/shellport/shellport/internal/tools"
 )
 
 // Issue 3: no command can end a call early by printing the marker, whether
 // by dumping shell state, reading the private files, or replaying an old
 // marker.
 func TestStateDumpsNeverRevealMarker(t *testing.T) {
-	f := newFixture(t, tools.Config{MaxOutputChars: 1 << 20})
-	f.expect("myfunc() { echo mine; }; trap 'echo bye' EXIT; alias a1='echo a'", "")
+	f := newFixture(t, Config{MaxOutputChars: 1 << 20})
+	f.expect("myfunc() { echo mine; }; trap 'echo bye' EXIT; alias a1='echo a'", "[no output]")
 	dir := f.shellOf("s").dir
 	dumps := []string{
 		"set", "declare -p", "declare -f", "env", "export -p", "history", "trap -p", "alias", "jobs -l",
@@ -40,8 +38,8 @@ func TestStateDumpsNeverRevealMarker(t *testing.T) {
 // A marker is good for one call only: printing the previous call's marker,
 // or any well-formed fake frame, does not end the current call.
 func TestReplayedMarkerDoesNotEndCall(t *testing.T) {
-	f := newFixture(t, tools.Config{})
-	f.expect("true", "")
+	f := newFixture(t, Config{})
+	f.expect("true", "[no output]")
 	old := string(f.shellOf("s").last)
 	fake := strings.Repeat("0123456789abcdef", 2)
 	cmd := fmt.Sprintf("printf '%%s 0\\n' %s %s; echo after", old, fake)
@@ -56,8 +54,8 @@ func TestReplayedMarkerDoesNotEndCall(t *testing.T) {
 // finished: a command that reads its shell's variables and every file it
 // holds finds no part of its own token.
 func TestTokenAbsentDuringCommand(t *testing.T) {
-	f := newFixture(t, tools.Config{MaxOutputChars: 1 << 20})
-	f.expect("true", "")
+	f := newFixture(t, Config{MaxOutputChars: 1 << 20})
+	f.expect("true", "[no output]")
 	res := f.run("set; for fd in /proc/$$/fd/*; do [ -f $fd ] && cat $fd; done; echo done")
 	token := string(f.shellOf("s").last)
 	if !strings.HasSuffix(res.Text, "done\n") {

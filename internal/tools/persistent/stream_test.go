@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 // clean runs a whole stream through a cleaner, fed in pieces of the given
@@ -240,22 +242,22 @@ func TestCaptureBoundsAndCounts(t *testing.T) {
 		c.write([]byte(line))
 	}
 	got := c.finish()
-	if !got.truncated || got.spillPath == "" {
+	if !got.Truncated || got.SpillPath == "" {
 		t.Fatalf("not spilled: %+v", got)
 	}
-	spilled, err := os.ReadFile(got.spillPath)
+	spilled, err := os.ReadFile(got.SpillPath)
 	if err != nil || string(spilled) != all.String() {
 		t.Fatalf("spill file differs (%v)", err)
 	}
-	head, rest, _ := strings.Cut(got.text, "[... ")
+	head, rest, _ := strings.Cut(got.Body, "[... ")
 	_, tail, _ := strings.Cut(rest, " ...]\n")
 	total := utf8.RuneCountInString(all.String())
 	kept := utf8.RuneCountInString(head) + utf8.RuneCountInString(tail)
 	if kept > 100 {
 		t.Fatalf("kept %d characters, bound 100", kept)
 	}
-	wantGap := commas(int64(total-kept)) + " characters"
-	if !strings.Contains(rest, wantGap) || !strings.Contains(rest, "left out of "+commas(int64(total))+" characters") {
+	wantGap := output.Commas(int64(total-kept)) + " characters"
+	if !strings.HasPrefix(rest, wantGap) || !strings.Contains(rest, " left out ...]") {
 		t.Fatalf("gap notice %q, want %q of %d", rest, wantGap, total)
 	}
 	if !strings.HasPrefix(all.String(), head) || !strings.HasSuffix(all.String(), tail) {
@@ -266,15 +268,15 @@ func TestCaptureBoundsAndCounts(t *testing.T) {
 func TestCaptureUnderBoundKeepsAll(t *testing.T) {
 	c := newCapture(100, t.TempDir())
 	c.write([]byte("short"))
-	if got := c.finish(); got.text != "short" || got.truncated || got.spillPath != "" {
+	if got := c.finish(); got.Body != "short" || got.Truncated || got.SpillPath != "" {
 		t.Fatalf("%+v", got)
 	}
 }
 
 func TestCommas(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 14888896: "14,888,896"} {
-		if got := commas(n); got != want {
-			t.Errorf("commas(%d) = %q", n, got)
+		if got := output.Commas(n); got != want {
+			t.Errorf("Commas(%d) = %q", n, got)
 		}
 	}
 }

@@ -13,12 +13,12 @@ import (
 // Issue 3: a command waiting for terminal input does not hang past the
 // timeout, and the result says it was waiting for input.
 func TestReadUnderShortTimeout(t *testing.T) {
-	f := newFixture(t, tools.Config{TimeoutMs: 1000})
-	f.expect("cd /; lost=1", "")
+	f := newFixture(t, Config{TimeoutMs: 1000})
+	f.expect("cd /; lost=1", "[no output]")
 	res := f.run("echo asking; read -r answer; echo never")
 	want := "asking\n" +
 		"[the command was waiting for input from the terminal, which this tool cannot type; give the input through a pipe, a here-document or a file, or use the program's non-interactive option]\n" +
-		"[timed out after 1 second; the command was stopped and the shell was reset: its working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in " + f.cwd + "]"
+		"[timed out after 1 second]\n[the command was stopped and the shell was reset: its working directory, variables, functions and background jobs are gone, and the next command starts in a fresh shell in " + f.cwd + "]"
 	if res.Text != want {
 		t.Fatalf("got  %q\nwant %q", res.Text, want)
 	}
@@ -33,11 +33,11 @@ func TestReadUnderShortTimeout(t *testing.T) {
 // A timed-out command that ignores SIGINT and SIGTERM is still stopped, its
 // partial output returned, and its session emptied.
 func TestTimeoutEscalatesToKill(t *testing.T) {
-	f := newFixture(t, tools.Config{TimeoutMs: 500})
-	f.expect("true", "")
+	f := newFixture(t, Config{TimeoutMs: 500})
+	f.expect("true", "[no output]")
 	sid := f.shellOf("s").proc.Pid()
 	res := f.run(`trap '' INT TERM; sleep 300 & echo partial; bash -c 'trap "" INT TERM; echo stubborn; while :; do sleep 1; done'`)
-	if !strings.HasPrefix(res.Text, "partial\nstubborn\n[timed out after 500 ms;") {
+	if !strings.HasPrefix(res.Text, "partial\nstubborn\n[timed out after 500 ms]\n[the command was stopped and the shell was reset: ") {
 		t.Fatalf("got %q", res.Text)
 	}
 	if structured(t, res, "waitingForInput") != false {
@@ -51,8 +51,8 @@ func TestTimeoutEscalatesToKill(t *testing.T) {
 // Issue 3: cancellation resets the shell, discards the result and returns
 // promptly. Issue 11: the next result says the shell was reset.
 func TestCancelDuringCommand(t *testing.T) {
-	f := newFixture(t, tools.Config{})
-	f.expect("kept=1", "")
+	f := newFixture(t, Config{})
+	f.expect("kept=1", "[no output]")
 	sid := f.shellOf("s").proc.Pid()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -88,7 +88,7 @@ func expectCancelNotice(t *testing.T, f *fixture, command, want string) {
 	if structured(t, res, "shellReset") != true {
 		t.Fatalf("shellReset %v after a cancelled call", res.Structured["shellReset"])
 	}
-	res = f.expect("true", "")
+	res = f.expect("true", "[no output]")
 	if structured(t, res, "shellReset") != false {
 		t.Fatalf("the reset was reported twice: %v", res.Structured)
 	}
@@ -97,8 +97,8 @@ func expectCancelNotice(t *testing.T, f *fixture, command, want string) {
 // Issue 3: even when the end marker was already seen, a cancelled call
 // resets the shell, so the state change it made is gone.
 func TestCancelAfterMarkerStillResets(t *testing.T) {
-	f := newFixture(t, tools.Config{})
-	f.expect("true", "")
+	f := newFixture(t, Config{})
+	f.expect("true", "[no output]")
 	ctx, cancel := context.WithCancel(context.Background())
 	testOnlyAfterFrame = cancel
 	t.Cleanup(func() { testOnlyAfterFrame = nil })
@@ -113,9 +113,9 @@ func TestCancelAfterMarkerStillResets(t *testing.T) {
 // A call whose context ends while it waits in the queue leaves the running
 // call and the shell alone.
 func TestCancelWhileQueued(t *testing.T) {
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	fifo := f.cwd + "/gate"
-	f.expect("mkfifo "+fifo+"; state=kept", "")
+	f.expect("mkfifo "+fifo+"; state=kept", "[no output]")
 	first := make(chan *tools.Result, 1)
 	go func() { first <- f.run(": >" + f.cwd + "/running; read -r line <" + fifo + "; echo \"$line\"") }()
 	eventuallyFile(t, f.cwd+"/running")
@@ -139,8 +139,8 @@ func TestCancelWhileQueued(t *testing.T) {
 // is reset and the result says both: the command did not run, and the
 // state is gone.
 func TestSendFailureIsDisclosed(t *testing.T) {
-	f := newFixture(t, tools.Config{})
-	f.expect("kept=yes", "")
+	f := newFixture(t, Config{})
+	f.expect("kept=yes", "[no output]")
 	_ = f.shellOf("s").ctl.Close() // the shell can no longer be woken
 	res, err := f.callIn(context.Background(), "s", "echo never")
 	if err != nil {

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/shellport/shellport/internal/tools"
 )
 
 // fullTmpdir mounts a small tmpfs as $TMPDIR for the test and returns a
@@ -55,8 +53,8 @@ func fullTmpdir(t *testing.T) (fill func()) {
 // result says nothing was reset because nothing was.
 func TestFullTmpdirLongCommandRuns(t *testing.T) {
 	fill := fullTmpdir(t)
-	f := newFixture(t, tools.Config{})
-	f.expect("cd /; kept=yes", "")
+	f := newFixture(t, Config{})
+	f.expect("cd /; kept=yes", "[no output]")
 	sh := f.shellOf("s")
 	fill()
 	long := strings.Repeat("x", 256<<10)
@@ -75,7 +73,7 @@ func TestFullTmpdirLongCommandRuns(t *testing.T) {
 func TestFullTmpdirNoShellSaysSo(t *testing.T) {
 	fill := fullTmpdir(t)
 	fill()
-	f := newFixture(t, tools.Config{})
+	f := newFixture(t, Config{})
 	res, err := f.callIn(t.Context(), "s", "echo hi")
 	if err != nil {
 		t.Fatalf("Call: %v (want a result saying the shell could not start)", err)

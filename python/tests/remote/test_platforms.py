@@ -79,7 +79,7 @@ def test_timeout(platform: Platform) -> None:
         r = s.call("bash", {"command": "echo started; sleep 1000"})
         assert r.meta["timedOut"] is True
         assert "started" in r.text
-        assert "[timed out after 1.5 seconds;" in r.text
+        assert "\n[timed out after 1.5 seconds]\n" in r.text
         wait_until(lambda: not with_token(tok), "the timed-out command to be killed")
         assert s.call("bash", {"command": "echo next"}).text.strip() == "next"
 

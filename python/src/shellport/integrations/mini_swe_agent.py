@@ -231,8 +231,9 @@ def _call_with_deadline(
         try:
             return pool.submit(asyncio.run, bounded()).result()
         except (asyncio.TimeoutError, TimeoutError):
+            unit = "second" if timeout == 1 else "seconds"
             text = (
-                f"[timed out after {timeout}s; the command was stopped and the shell was reset: "
-                "its working directory, variables and background jobs are gone]"
+                f"[timed out after {timeout} {unit}]\n[the command was stopped and the shell was "
+                "reset: its working directory, variables and background jobs are gone]"
             )
             return ToolResult(text=text, meta={"timedOut": True, "shellReset": True})
