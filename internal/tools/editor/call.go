@@ -25,6 +25,9 @@ func (t *tool) call(ctx context.Context, call *tools.Call) (*tools.Result, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if p.Command == "undo_edit" && t.undo != nil {
+		return t.undoCall(ctx, call, &p)
+	}
 	if err := checkArgs(&p); err != nil {
 		return tools.Errorf("%s", err), nil
 	}
@@ -37,15 +40,15 @@ func (t *tool) call(ctx context.Context, call *tools.Call) (*tools.Result, error
 	case "view":
 		res, err = t.view(ctx, path, p.ViewRange)
 	case "create":
-		res, err = t.create(ctx, path, *p.FileText)
+		res, err = t.create(ctx, call.Session.Key, path, *p.FileText)
 	case "str_replace":
 		newStr := ""
 		if p.NewStr != nil {
 			newStr = *p.NewStr
 		}
-		res, err = t.strReplace(ctx, path, *p.OldStr, newStr)
+		res, err = t.strReplace(ctx, call.Session.Key, path, *p.OldStr, newStr)
 	case "insert":
-		res, err = t.insert(ctx, path, *p.InsertLine, *p.NewStr)
+		res, err = t.insert(ctx, call.Session.Key, path, *p.InsertLine, *p.NewStr)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
