@@ -18,6 +18,29 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 	if ctx.Err() != nil {
 		return &tools.Result{Text: "[cancelled]", IsError: true, Structured: map[string]any{"cancelled": true}}, nil
 	}
+	x, err := e.execute(ctx, call, command, dir, timeoutMs, e.set.maxChars)
+	if err != nil {
+		return nil, err
+	}
+	if x.startErr != nil {
+		return startError(x.startErr), nil
+	}
+	return e.runResult(x.stdout, x.stderr, x.st), nil
+}
+
+// execution is one finished foreground command: its captured streams
+// (each keeping at least its last maxChars characters, and all of it in a
+// spill file once memory could not) and how it ended.
+type execution struct {
+	stdout, stderr *capture
+	st             Status
+	startErr       error // the command could not be started; nothing else is set
+}
+
+// execute runs command with `bash -c` in dir under the call's session and
+// waits for it: until it exits and its output is drained, or — after the
+// timeout or ctx's end — until its group is dead and drained.
+func (e *executor) execute(ctx context.Context, call *tools.Call, command, dir string, timeoutMs, maxChars int) (*execution, error) {
 	outR, outW, err := pipe()
 	if err != nil {
 		return nil, fmt.Errorf("bash: create stdout pipe: %w", err)
@@ -31,11 +54,11 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 	closeFiles(outW, errW) // the child holds its own copies
 	if err != nil {
 		closeFiles(outR, errR)
-		return startError(err), nil
+		return &execution{startErr: err}, nil
 	}
 
-	stdout := newCapture(e.set.spillDir, "bash-output", e.set.maxChars)
-	stderr := newCapture(e.set.spillDir, "bash-stderr", e.set.maxChars)
+	stdout := newCapture(e.set.spillDir, "bash-output", maxChars)
+	stderr := newCapture(e.set.spillDir, "bash-stderr", maxChars)
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() { defer readers.Done(); stdout.drain(outR, &e.bufs) }()
@@ -62,14 +85,13 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 	}
 	cause, timedOut := g.outcome()
 	x := exitOf(ps)
-	st := Status{
+	return &execution{stdout: stdout, stderr: stderr, st: Status{
 		ExitCode:  x.code,
 		Signal:    x.signal,
 		TimedOut:  timedOut,
 		TimeoutMs: timeoutMs,
 		Cancelled: cause == causeCancel || cause == causeSession || cause == causeShutdown,
-	}
-	return e.runResult(stdout, stderr, st), nil
+	}}, nil
 }
 
 // runResult cuts the captured output to the character budget, saves the full
