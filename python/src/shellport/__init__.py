@@ -17,7 +17,7 @@ Environment variables (all ignored with ``Runtime(trust_env=False)``):
 (``library`` | ``process``) and ``SHELLPORT_DEBUG=wire``.
 """
 
-from . import remote
+from . import remote, vendors
 from ._exceptions import (
     BinaryNotFound,
     Cancelled,
@@ -71,6 +71,7 @@ __all__ = [
     "TransportClosed",
     "TransportError",
     "UnknownTool",
+    "vendors",
     "VersionMismatch",
 ]
 
