@@ -18,6 +18,9 @@ const (
 	// AnthropicType is the current version: view, create, str_replace
 	// and insert, with max_characters.
 	AnthropicType = "text_editor_20250728"
+	// AnthropicType0429 is the first version named NameAnthropic: the
+	// current one without max_characters.
+	AnthropicType0429 = "text_editor_20250429"
 	// AnthropicTypeV1 is the older version, named like our editor (Name),
 	// with undo_edit.
 	AnthropicTypeV1 = "text_editor_20250124"
@@ -27,8 +30,8 @@ const (
 // {"str_replace_based_edit_tool": {…}}} in the anthropic profile).
 type AnthropicConfig struct {
 	tools.Common
-	// Type is the version: AnthropicType (the default) or
-	// AnthropicTypeV1. Check sets the name to the version's.
+	// Type is the version: AnthropicType (the default), AnthropicType0429
+	// or AnthropicTypeV1. Check sets the name to the version's.
 	Type string `json:"type"`
 	// MaxCharacters is the declaration's max_characters: a file view
 	// shows about this many characters of numbered lines. Zero leaves it
@@ -53,14 +56,14 @@ func DefaultAnthropicConfig() AnthropicConfig {
 func (c *AnthropicConfig) Check() error {
 	want := NameAnthropic
 	switch c.Type {
-	case AnthropicType:
+	case AnthropicType, AnthropicType0429:
 	case AnthropicTypeV1:
 		want = Name
-		if c.MaxCharacters != 0 {
-			return &tools.KeyError{Key: "max_characters", Problem: fmt.Sprintf("exists only in %s; %s has none", AnthropicType, AnthropicTypeV1)}
-		}
 	default:
-		return &tools.KeyError{Key: "type", Problem: fmt.Sprintf("must be %q or %q, got %q", AnthropicType, AnthropicTypeV1, c.Type)}
+		return &tools.KeyError{Key: "type", Problem: fmt.Sprintf("must be %q, %q or %q, got %q", AnthropicType, AnthropicType0429, AnthropicTypeV1, c.Type)}
+	}
+	if c.MaxCharacters != 0 && c.Type != AnthropicType {
+		return &tools.KeyError{Key: "max_characters", Problem: fmt.Sprintf("exists only in %s; %s has none", AnthropicType, c.Type)}
 	}
 	if c.Name != "" && c.Name != want {
 		return &tools.KeyError{Key: "name", Problem: fmt.Sprintf("cannot be changed: Anthropic's API names %s %q (to serve the editor under another name, use another profile)", c.Type, want)}
@@ -93,7 +96,8 @@ var (
 )
 
 // NewAnthropic returns Anthropic's editor in the version cfg.Type names
-// (empty: AnthropicType). It is the editor of [New], with its guarantees
+// (empty: AnthropicType; AnthropicType0429 is the same without
+// max_characters). It is the editor of [New], with its guarantees
 // and texts; the differences are the input (insert_text, and undo_edit in
 // AnthropicTypeV1, which reverts the session's last edit of a file) and
 // max_characters, which bounds a file view. In the Messages API's tools

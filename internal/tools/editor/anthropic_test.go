@@ -237,8 +237,10 @@ func TestAnthropicConfigCheck(t *testing.T) {
 		{AnthropicConfig{Type: AnthropicType}, "", NameAnthropic},
 		{AnthropicConfig{Type: AnthropicTypeV1}, "", Name},
 		{AnthropicConfig{Type: AnthropicType, MaxCharacters: 5000}, "", NameAnthropic},
-		{AnthropicConfig{Type: "text_editor_20250429"}, `type must be "text_editor_20250728" or "text_editor_20250124"`, ""},
-		{AnthropicConfig{Type: AnthropicTypeV1, MaxCharacters: 10}, "max_characters exists only in text_editor_20250728", ""},
+		{AnthropicConfig{Type: AnthropicType0429}, "", NameAnthropic},
+		{AnthropicConfig{Type: AnthropicType0429, MaxCharacters: 10}, "max_characters exists only in text_editor_20250728; text_editor_20250429 has none", ""},
+		{AnthropicConfig{Type: "text_editor_20241022"}, `type must be "text_editor_20250728", "text_editor_20250429" or "text_editor_20250124"`, ""},
+		{AnthropicConfig{Type: AnthropicTypeV1, MaxCharacters: 10}, "max_characters exists only in text_editor_20250728; text_editor_20250124 has none", ""},
 		{AnthropicConfig{Type: AnthropicType, MaxCharacters: -1}, "max_characters must be between 1 and", ""},
 		{AnthropicConfig{Type: AnthropicType, Common: tools.Common{Name: "edit"}}, "name cannot be changed", ""},
 		{AnthropicConfig{Type: AnthropicTypeV1, Common: tools.Common{Name: NameAnthropic}}, `names text_editor_20250124 "str_replace_editor"`, ""},
@@ -269,6 +271,9 @@ func TestAnthropicDeclarationsAndSchemas(t *testing.T) {
 	v1 := newAnthropic(t, AnthropicConfig{Type: AnthropicTypeV1})
 	if d := decl(v1); d["type"] != AnthropicTypeV1 || d["name"] != Name || len(d) != 2 {
 		t.Fatalf("v1 declaration: %v", d)
+	}
+	if d := decl(newAnthropic(t, AnthropicConfig{Type: AnthropicType0429})); d["type"] != AnthropicType0429 || d["name"] != NameAnthropic || len(d) != 2 {
+		t.Fatalf("20250429 declaration: %v", d)
 	}
 	if d := cur.(tools.Native).Declaration("openai"); d != nil {
 		t.Fatalf("openai: %v", d)

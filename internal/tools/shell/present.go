@@ -9,7 +9,8 @@ import (
 // present shows a batch as one ACP execute card: the commands as the
 // title (joined with "; ", the order they run in), a terminal with the
 // session's directory, and once there is a result the text, the output
-// list as raw output and the last command's exit.
+// list as raw output and the exit of the first command that failed (or of
+// the last, when none did).
 func present(call *tools.Call, res *tools.Result) tools.Presentation {
 	var a args
 	if call == nil || tools.Decode(call.Arguments, &a) != nil || a.Action == nil || len(a.Action.Commands) == 0 {
@@ -26,19 +27,22 @@ func present(call *tools.Call, res *tools.Result) tools.Presentation {
 	if res == nil {
 		return p
 	}
+	// The terminal's exit is the first failure's (a timeout has no exit
+	// code), else the last command's.
 	var exitCode, signal any
 	failed := res.IsError
 	if out, ok := res.Structured["output"].([]any); ok {
 		for _, e := range out {
 			oc, _ := e.(map[string]any)["outcome"].(map[string]any)
-			switch {
-			case oc["type"] == "timeout":
-				failed, exitCode, signal = true, nil, "SIGKILL"
-			default:
+			code, isInt := oc["exit_code"].(int)
+			if !failed {
 				exitCode, signal = oc["exit_code"], nil
-				if n, ok := exitCode.(int); !ok || n != 0 {
-					failed = true
+			}
+			if oc["type"] == "timeout" || !isInt || code != 0 {
+				if !failed {
+					exitCode = oc["exit_code"] // nil for a timeout
 				}
+				failed = true
 			}
 		}
 	}
