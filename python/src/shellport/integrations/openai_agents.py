@@ -173,7 +173,7 @@ class _Editor:
         if operation.diff is not None:
             arguments["diff"] = operation.diff
         result = await self._session.acall("apply_patch", {"operation": arguments})
-        status = result.meta.get("status")
-        if status not in ("completed", "failed"):
-            status = "failed" if result.is_error else "completed"
-        return ApplyPatchResult(status=status, output=result.text)
+        failed = (
+            result.meta.get("status", "failed" if result.is_error else "completed") != "completed"
+        )
+        return ApplyPatchResult(status="failed" if failed else "completed", output=result.text)

@@ -24,7 +24,7 @@ and the vendors' profiles (``{"profile": "anthropic"}``, ``{"profile":
     with shellport.Runtime({"profile": "anthropic"}) as rt, rt.session("/abs/repo") as s:
         messages = [{"role": "user", "content": "Make the tests pass."}]
         while True:
-            reply = client.messages.create(model="claude-sonnet-4-5", max_tokens=4096,
+            reply = client.messages.create(model="claude-sonnet-4-6", max_tokens=4096,
                                            tools=rt.tools(format="anthropic"), messages=messages)
             messages.append({"role": "assistant", "content": reply.content})
             if reply.stop_reason != "tool_use":

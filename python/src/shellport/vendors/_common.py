@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -19,7 +19,9 @@ def items(reply: Any, name: str) -> list[Any]:
     output), or the reply itself when it is already that list."""
     if isinstance(reply, (str, bytes)) or reply is None:
         raise TypeError(f"expected a model reply or a list of its {name} items, not {reply!r:.80}")
-    listed = reply if isinstance(reply, Iterable) and not isinstance(reply, Mapping) else None
+    # Only a list or tuple is the list itself: an SDK model iterates too,
+    # over its fields.
+    listed = reply if isinstance(reply, (list, tuple)) else None
     if listed is None:
         listed = field(reply, name)
         if listed is None:
