@@ -324,3 +324,79 @@ func TestAnthropicPresentation(t *testing.T) {
 		t.Fatalf("generic card: %+v", p)
 	}
 }
+
+// FuzzRestoreChange: the change undo_edit computes turns any current
+// content into the content it restores, and touches only the bytes
+// between their common prefix and suffix.
+func FuzzRestoreChange(f *testing.F) {
+	f.Add([]byte("a\r\n\tb\r\nc"), []byte("a\r\n\tB\r\nc"))
+	f.Add([]byte(""), []byte("x\n"))
+	f.Add([]byte("same"), []byte("same"))
+	f.Add([]byte("aaaa"), []byte("aa"))
+	f.Fuzz(func(t *testing.T, data, before []byte) {
+		c := restoreChange(data, before)
+		if c.start < 0 || c.start > c.end || c.end > len(data) {
+			t.Fatalf("change [%d, %d) out of %d bytes", c.start, c.end, len(data))
+		}
+		got := append(append(append([]byte{}, data[:c.start]...), c.text...), data[c.end:]...)
+		if string(got) != string(before) {
+			t.Fatalf("restored %q, want %q", got, before)
+		}
+		if c.startLine != 1+strings.Count(string(data[:c.start]), "\n") {
+			t.Fatalf("start line %d", c.startLine)
+		}
+	})
+}
+
+// FuzzInsertText: whatever a model sends, the translation to the editor's
+// own arguments never panics, and what it passes on is arguments the
+// editor reads, insert_text as new_str.
+func FuzzInsertText(f *testing.F) {
+	f.Add([]byte(`{"command":"insert","path":"/a","insert_line":0,"insert_text":"x"}`))
+	f.Add([]byte(`{"command":"insert","insert_text":"x","new_str":"y"}`))
+	f.Add([]byte(`{"insert_text":null,"new_str":"y"}`))
+	f.Add([]byte(`{"insert_text":"\ud800"}`))
+	f.Add([]byte(`[1]`))
+	f.Fuzz(func(t *testing.T, args []byte) {
+		out, err := insertText(args)
+		if err != nil {
+			return
+		}
+		var p params
+		if err := tools.Decode(out, &p); err != nil {
+			t.Fatalf("%s became %s, which the editor refuses: %v", args, out, err)
+		}
+		var in anthropicParams
+		if tools.Decode(args, &in) == nil && in.InsertText != nil && (p.NewStr == nil || *p.NewStr != *in.InsertText) {
+			t.Fatalf("insert_text %q became new_str %v", *in.InsertText, p.NewStr)
+		}
+	})
+}
+
+// BenchmarkUndoHistory measures what undo_edit's history adds to an edit:
+// a str_replace of a 1 MB file through the current editor (no history)
+// and through text_editor_20250124 (keeps the old content and a SHA-256 of
+// the new), alternating the replacement so the file keeps its size.
+func BenchmarkUndoHistory(b *testing.B) {
+	for _, typ := range []string{AnthropicType, AnthropicTypeV1} {
+		b.Run(typ, func(b *testing.B) {
+			content := strings.Repeat("\tline of a source file, tab-indented;\n", 1<<20/38) + "marker_a\n"
+			p := filepath.Join(b.TempDir(), "f.c")
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			tl := NewAnthropic(tools.Host{}, AnthropicConfig{Type: typ, MaxOutputChars: DefaultMaxOutputChars})
+			from, to := "marker_a", "marker_b"
+			b.SetBytes(int64(len(content)))
+			b.ResetTimer()
+			for range b.N {
+				raw, _ := json.Marshal(map[string]any{"command": "str_replace", "path": p, "old_str": from, "new_str": to})
+				res, err := tl.Call(context.Background(), &tools.Call{Session: tools.Session{Key: "s"}, Arguments: raw})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+				from, to = to, from
+			}
+		})
+	}
+}

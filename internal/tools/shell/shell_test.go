@@ -395,3 +395,30 @@ func TestPresentation(t *testing.T) {
 		t.Fatalf("generic card: %+v", p)
 	}
 }
+
+// BenchmarkBatch is one shell call of n commands that print a line each:
+// what a batch costs per command, against the one-shot bash it is built on
+// (internal/tools/bash's benchmarks).
+func BenchmarkBatch(b *testing.B) {
+	for _, n := range []int{1, 4} {
+		b.Run(fmt.Sprintf("commands=%d", n), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.SpawnHelper = testkit.SpawnHelper(b)
+			tl := New(tools.Host{SpillDir: b.TempDir()}, cfg)
+			defer tl.(tools.Closer).Close()
+			commands := make([]string, n)
+			for i := range commands {
+				commands[i] = "echo hello"
+			}
+			raw, _ := json.Marshal(batch(commands...))
+			cwd := b.TempDir()
+			b.ResetTimer()
+			for range b.N {
+				res, err := tl.Call(context.Background(), &tools.Call{Session: tools.Session{Key: "s", Cwd: cwd}, Arguments: raw})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
