@@ -100,7 +100,6 @@ class _Call:
         self.native = native
         self.error = error
         self._shape = shape
-        self.item = item
 
     def answer(self, result: ToolResult) -> dict[str, Any]:
         answer = self._shape(self, result)
