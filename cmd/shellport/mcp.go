@@ -20,7 +20,8 @@ newline-delimited JSON-RPC on stdin and stdout). The connection is one
 session: its working directory is --cwd (default: the current directory),
 and every process it starts is killed when the client disconnects.
 
-  --profile NAME   oneshot (the default) or persistent; overrides the config's
+  --profile NAME   oneshot (the default), persistent, anthropic or openai;
+                   overrides the config's
   --config SPEC    the runtime config: a JSON file, or inline JSON starting with {
   --cwd DIR        the session's working directory
 

@@ -12,6 +12,7 @@ import (
 	"github.com/shellport/shellport/internal/tools/bash"
 	"github.com/shellport/shellport/internal/tools/editor"
 	"github.com/shellport/shellport/internal/tools/persistent"
+	"github.com/shellport/shellport/internal/tools/shell"
 )
 
 // Kinds: the implementations a profile's rows can name.
@@ -23,6 +24,12 @@ const (
 	kindEditor         = "editor"
 	kindApplyPatch     = "apply_patch"
 	kindTest           = "test"
+
+	// The vendors' own tools (profiles anthropic and openai).
+	kindAnthropicBash   = "bash/anthropic"
+	kindAnthropicEditor = "editor/anthropic"
+	kindShell           = "shell"
+	kindApplyPatchOAI   = "apply_patch/openai"
 )
 
 // kind is an implementation the runtime can mount: the type of its
@@ -80,6 +87,38 @@ var catalog = map[string]kind{
 		config: commonConfig,
 		build: func(b *builder, _ string, c tools.Config) (tools.Tool, error) {
 			return applypatch.New(b.host, *c.(*applypatch.Config)), nil
+		},
+	},
+	kindAnthropicBash: {
+		config: func() tools.Config { c := persistent.DefaultAnthropicConfig(); return &c },
+		build: func(b *builder, tool string, c tools.Config) (tools.Tool, error) {
+			cfg := *c.(*persistent.AnthropicConfig)
+			if err := b.spawnHelper(tool, &cfg.SpawnHelper); err != nil {
+				return nil, err
+			}
+			return persistent.NewAnthropic(b.host, cfg), nil
+		},
+	},
+	kindAnthropicEditor: {
+		config: func() tools.Config { c := editor.DefaultAnthropicConfig(); return &c },
+		build: func(b *builder, _ string, c tools.Config) (tools.Tool, error) {
+			return editor.NewAnthropic(b.host, *c.(*editor.AnthropicConfig)), nil
+		},
+	},
+	kindShell: {
+		config: func() tools.Config { c := shell.DefaultConfig(); return &c },
+		build: func(b *builder, tool string, c tools.Config) (tools.Tool, error) {
+			cfg := *c.(*shell.Config)
+			if err := b.spawnHelper(tool, &cfg.SpawnHelper); err != nil {
+				return nil, err
+			}
+			return shell.New(b.host, cfg), nil
+		},
+	},
+	kindApplyPatchOAI: {
+		config: func() tools.Config { return &applypatch.OpenAIConfig{} },
+		build: func(b *builder, _ string, c tools.Config) (tools.Tool, error) {
+			return applypatch.NewOpenAI(b.host, applypatch.Config{Common: c.(*applypatch.OpenAIConfig).Common}), nil
 		},
 	},
 	kindTest: {

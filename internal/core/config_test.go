@@ -23,7 +23,7 @@ func TestParseConfigValidation(t *testing.T) {
 		`null`: "",
 		`{}`:   "",
 		`{"profile":"persistent","tools":{"bash":{"timeoutMs":1000,"shell":"bash"},"str_replace_editor":{"maxOutputChars":2000}}}`: "",
-		`{"profile":"turbo"}`:                                           `unknown profile "turbo" (profiles: oneshot, persistent)`,
+		`{"profile":"turbo"}`:                                           `unknown profile "turbo" (profiles: oneshot, persistent, anthropic, openai)`,
 		`{"Profile":"persistent"}`:                                      `unknown key "Profile" (keys are case-sensitive: did you mean "profile"?)`,
 		`{"profile":"oneshot","profile":"persistent"}`:                  `key "profile" is given more than once in the config`,
 		`{"tools":{"bash":{"timeout":5}}}`:                              `unknown key "timeout" in tools.bash (tools.bash takes: name, description, maxLogBytes, maxOutputChars, maxTasks, maxTimeoutMs, shell, spawnHelper, timeoutMs)`,

@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"github.com/shellport/shellport/internal/rpc"
+	"github.com/shellport/shellport/internal/tools"
 )
 
 // Formats of tools/list.
 const (
-	FormatMCP       = "mcp"
-	FormatOpenAI    = "openai"
-	FormatAnthropic = "anthropic"
+	FormatMCP             = "mcp"
+	FormatOpenAI          = "openai" // Chat Completions function tools
+	FormatOpenAIResponses = tools.FormatOpenAIResponses
+	FormatAnthropic       = tools.FormatAnthropic
 )
 
 type toolsListParams struct {
@@ -37,6 +40,7 @@ type anthropicTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	Strict      bool            `json:"strict,omitempty"`
 }
 
 type openAITool struct {
@@ -59,8 +63,13 @@ func (rt *Runtime) toolsList(params json.RawMessage) (any, error) {
 	if p.Format == "" {
 		p.Format = FormatMCP
 	}
-	if p.Strict && p.Format != FormatOpenAI {
-		return nil, rpc.Errorf(rpc.CodeInvalidParams, "tools/list: strict applies to format %q only, not %q", FormatOpenAI, p.Format)
+	switch p.Format {
+	case FormatMCP, FormatOpenAI, FormatOpenAIResponses, FormatAnthropic:
+	default:
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, "tools/list: unknown format %q (want %q, %q, %q or %q)", p.Format, FormatMCP, FormatOpenAI, FormatOpenAIResponses, FormatAnthropic)
+	}
+	if p.Strict && p.Format == FormatMCP {
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, "tools/list: strict applies to formats %q, %q and %q, not %q", FormatOpenAI, FormatOpenAIResponses, FormatAnthropic, p.Format)
 	}
 	rt.mu.Lock()
 	reg, pol, forDefault := rt.reg, rt.defaultPolicy, true
@@ -78,25 +87,49 @@ func (rt *Runtime) toolsList(params json.RawMessage) (any, error) {
 	for _, m := range reg.order {
 		m := *m
 		m.description = describe(&m, pol, forDefault)
-		switch p.Format {
-		case FormatMCP:
-			out.Tools = append(out.Tools, mcpTool{m.name, m.description, m.schema})
-		case FormatAnthropic:
-			out.Tools = append(out.Tools, anthropicTool{m.name, m.description, m.schema})
-		case FormatOpenAI:
-			params := m.schema
-			if p.Strict {
-				var err error
-				if params, err = strictSchema(m.schema); err != nil {
-					return nil, fmt.Errorf("tool %q: %w", m.name, err)
-				}
-			}
-			out.Tools = append(out.Tools, openAITool{Type: "function", Function: openAIFunction{m.name, m.description, params, p.Strict}})
-		default:
-			return nil, rpc.Errorf(rpc.CodeInvalidParams, "tools/list: unknown format %q (want %q, %q or %q)", p.Format, FormatMCP, FormatOpenAI, FormatAnthropic)
+		t, err := listed(&m, p.Format, p.Strict)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", m.name, err)
 		}
+		out.Tools = append(out.Tools, t)
 	}
 	return out, nil
+}
+
+// listed renders one mounted tool in a format: a vendor's native tool as
+// the vendor declares it, any other as a function tool with its schema.
+func listed(m *mounted, format string, strict bool) (any, error) {
+	if n, ok := m.tool.(tools.Native); ok {
+		if decl := n.Declaration(format); decl != nil {
+			out := maps.Clone(decl)
+			if strict && format == FormatAnthropic {
+				out["strict"] = true // Anthropic's own schema, enforced
+			}
+			return out, nil
+		}
+	}
+	switch format {
+	case FormatMCP:
+		return mcpTool{m.name, m.description, m.schema}, nil
+	case FormatAnthropic:
+		if !strict {
+			return anthropicTool{Name: m.name, Description: m.description, InputSchema: m.schema}, nil
+		}
+		schema, err := anthropicStrictSchema(m.schema)
+		return anthropicTool{m.name, m.description, schema, true}, err
+	}
+	params := m.schema
+	if strict {
+		var err error
+		if params, err = strictSchema(m.schema); err != nil {
+			return nil, err
+		}
+	}
+	if format == FormatOpenAIResponses {
+		// strict is required (nullable) in a Responses function tool.
+		return responsesTool{Type: "function", Name: m.name, Description: m.description, Parameters: params, Strict: strict}, nil
+	}
+	return openAITool{Type: "function", Function: openAIFunction{m.name, m.description, params, strict}}, nil
 }
 
 // strictSchema rewrites a JSON Schema for OpenAI's strict mode: every object

@@ -1,9 +1,18 @@
 package core
 
+import (
+	"github.com/shellport/shellport/internal/tools/editor"
+	"github.com/shellport/shellport/internal/tools/shell"
+)
+
 // Profile names.
 const (
 	ProfileOneshot    = "oneshot"
 	ProfilePersistent = "persistent"
+	// The vendors' own tools, with the inputs their models were trained
+	// on and native declarations in their tools/list formats.
+	ProfileAnthropic = "anthropic"
+	ProfileOpenAI    = "openai"
 )
 
 // A profile is a set of tools as rows of data: which implementation
@@ -46,6 +55,14 @@ var profiles = []profile{
 		{tool: "bash", kind: kindPersistentBash},
 		{tool: "str_replace_editor", kind: kindEditor},
 		{tool: "apply_patch", kind: kindApplyPatch, optIn: true},
+	}},
+	{name: ProfileAnthropic, rows: []row{
+		{tool: "bash", kind: kindAnthropicBash},
+		{tool: editor.NameAnthropic, kind: kindAnthropicEditor},
+	}},
+	{name: ProfileOpenAI, rows: []row{
+		{tool: shell.Name, kind: kindShell},
+		{tool: "apply_patch", kind: kindApplyPatchOAI},
 	}},
 }
 

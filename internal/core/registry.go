@@ -44,6 +44,14 @@ func buildTools(cfg Config, host tools.Host, opts Options) ([]tools.Tool, error)
 		host.Names[m.row.tool] = m.name
 		b.configs[m.row.tool] = m.config
 	}
+	if _, ok := host.Names["bash"]; !ok {
+		// Texts that point the model at the shell ("use bash to …") name
+		// the tool that runs commands in this profile: the Responses
+		// API's shell in the openai profile.
+		if n, ok := host.Names["shell"]; ok {
+			host.Names["bash"] = n
+		}
+	}
 	b.host = host
 	var list []tools.Tool
 	for _, m := range cfg.mounted {

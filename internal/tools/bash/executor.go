@@ -30,6 +30,12 @@ type executor struct {
 	tasks   map[string]*task // every task ever started, for ownership checks
 	running int              // tasks started or starting and not yet finished
 	live    map[*group]struct{}
+	// starting counts, per session key, the spawns in progress, and
+	// doomed holds the keys of closed sessions that had one: a group that
+	// finishes starting after its session's close is killed at once. Both
+	// shrink back when the spawns end.
+	starting map[string]int
+	doomed   map[string]bool
 
 	mem taskMemory // unread task output held in memory, across tasks
 }
@@ -40,6 +46,9 @@ func newExecutor(host tools.Host, cfg Config) *executor {
 		set:   newSettings(host, cfg),
 		tasks: make(map[string]*task),
 		live:  make(map[*group]struct{}),
+
+		starting: make(map[string]int),
+		doomed:   make(map[string]bool),
 	}
 }
 
@@ -70,10 +79,14 @@ func (e *executor) start(command, dir string, env []string, stdout, stderr *os.F
 	}
 	e.mu.Lock()
 	closed := e.closed
+	if !closed {
+		e.starting[owner]++
+	}
 	e.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
 	}
+	defer e.doneStarting(owner)
 	viaFD := len(command) >= maxArgBytes
 	proc, pid, err := e.startShell(path, command, viaFD, dir, env, stdout, stderr, sb)
 	if err != nil && !viaFD && errors.Is(err, syscall.E2BIG) {
@@ -86,14 +99,29 @@ func (e *executor) start(command, dir string, env []string, stdout, stderr *os.F
 	}
 	g := &group{proc: proc, pid: pid, owner: owner, done: make(chan struct{})}
 	e.mu.Lock()
-	if e.closed {
+	switch {
+	case e.closed:
 		// Close ran while this one was starting and could not see it.
 		g.cause = causeShutdown
+		proc.killAll()
+	case e.doomed[owner]:
+		// So did its session's close.
+		g.cause = causeSession
 		proc.killAll()
 	}
 	e.live[g] = struct{}{}
 	e.mu.Unlock()
 	return g, nil
+}
+
+// doneStarting ends one spawn of owner's (see executor.starting).
+func (e *executor) doneStarting(owner string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.starting[owner]--; e.starting[owner] <= 0 {
+		delete(e.starting, owner)
+		delete(e.doomed, owner)
+	}
 }
 
 // startShell starts bash with the command as its -c argument, or with a
@@ -142,6 +170,9 @@ func (e *executor) closeSession(sessionKey string) {
 		return
 	}
 	e.mu.Lock()
+	if e.starting[sessionKey] > 0 {
+		e.doomed[sessionKey] = true
+	}
 	var groups []*group
 	for g := range e.live {
 		if g.owner == sessionKey {

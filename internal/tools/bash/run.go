@@ -22,6 +22,47 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	x, err := e.execute(ctx, call, command, dir, timeoutMs, e.set.maxChars)
+	if err != nil {
+		return nil, err
+	}
+	if x.startErr != nil {
+		return startError(x.startErr), nil
+	}
+	r := output.Result{
+		Output:   output.Finish(e.set.maxChars, output.Section{Capture: x.stdout}, output.Section{Label: "[stderr]", Capture: x.stderr}),
+		TimedOut: x.st.timedOut,
+		Timeout:  x.st.timeout,
+		Signal:   x.st.signal,
+	}
+	if x.st.signal == "" {
+		r.ExitCode = output.Code(x.st.exitCode)
+	}
+	return r.ToolResult(), nil
+}
+
+// execution is one finished foreground command: its captured streams and
+// how it ended.
+type execution struct {
+	stdout, stderr *output.Capture
+	st             status
+	startErr       error // the command could not be started; nothing else is set
+}
+
+// status is how a command that ran to its end (or its timeout) ended.
+type status struct {
+	exitCode int    // when signal is ""
+	signal   string // "SIGKILL"
+	timedOut bool
+	timeout  time.Duration
+}
+
+// execute runs command with `bash -c` in dir under the call's session and
+// waits for it: until it exits and its output is drained, or — after the
+// timeout or ctx's end — until its group is dead and drained. Each stream
+// is captured with a budget of maxChars characters. A command cancelled or
+// cut short by its session's close or the tool's returns an error.
+func (e *executor) execute(ctx context.Context, call *tools.Call, command, dir string, timeoutMs, maxChars int) (*execution, error) {
 	outR, outW, err := pipe()
 	if err != nil {
 		return nil, fmt.Errorf("bash: create stdout pipe: %w", err)
@@ -35,11 +76,11 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 	closeFiles(outW, errW) // the child holds its own copies
 	if err != nil {
 		closeFiles(outR, errR)
-		return startError(err), nil
+		return &execution{startErr: err}, nil
 	}
 
-	stdout := output.NewCapture(output.Options{MaxChars: e.set.maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-output"})
-	stderr := output.NewCapture(output.Options{MaxChars: e.set.maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-stderr"})
+	stdout := output.NewCapture(output.Options{MaxChars: maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-output"})
+	stderr := output.NewCapture(output.Options{MaxChars: maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-stderr"})
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() { defer readers.Done(); e.drain(outR, stdout) }()
@@ -67,7 +108,9 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 		return nil, fmt.Errorf("bash: wait for process %d: %w", g.pid, werr)
 	}
 	cause, timedOut := g.outcome()
-	if cause == causeCancel || cause == causeSession || cause == causeShutdown {
+	st := status{timedOut: timedOut, timeout: time.Duration(timeoutMs) * time.Millisecond}
+	switch cause {
+	case causeCancel, causeSession, causeShutdown:
 		stdout.Discard()
 		stderr.Discard()
 		switch {
@@ -78,17 +121,12 @@ func (e *executor) run(ctx context.Context, call *tools.Call, command, dir strin
 		}
 		return nil, ErrClosed
 	}
-	r := output.Result{
-		Output:   output.Finish(e.set.maxChars, output.Section{Capture: stdout}, output.Section{Label: "[stderr]", Capture: stderr}),
-		TimedOut: timedOut,
-		Timeout:  time.Duration(timeoutMs) * time.Millisecond,
-	}
 	if x := exitOf(ps); x.signal != "" {
-		r.Signal = x.signal
+		st.signal = x.signal
 	} else {
-		r.ExitCode = output.Code(x.code)
+		st.exitCode = x.code
 	}
-	return r.ToolResult(), nil
+	return &execution{stdout: stdout, stderr: stderr, st: st}, nil
 }
 
 // drain reads r into c until end-of-file, a read deadline or an error.

@@ -27,6 +27,9 @@ func (t *tool) call(ctx context.Context, call *tools.Call) (*tools.Result, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if p.Command == "undo_edit" && t.undo != nil {
+		return t.undoCall(ctx, call, &p)
+	}
 	if err := checkArgs(&p); err != nil {
 		return tools.Errorf("%s", err), nil
 	}
@@ -61,15 +64,15 @@ func (t *tool) dispatch(ctx context.Context, sess tools.Session, p *params, path
 	case "view":
 		return t.view(ctx, path, p.ViewRange)
 	case "create":
-		return t.create(ctx, path, *p.FileText)
+		return t.create(ctx, sess.Key, path, *p.FileText)
 	case "str_replace":
 		newStr := ""
 		if p.NewStr != nil {
 			newStr = *p.NewStr
 		}
-		return t.strReplace(ctx, path, *p.OldStr, newStr)
+		return t.strReplace(ctx, sess.Key, path, *p.OldStr, newStr)
 	}
-	return t.insert(ctx, path, *p.InsertLine, *p.NewStr)
+	return t.insert(ctx, sess.Key, path, *p.InsertLine, *p.NewStr)
 }
 
 // vet asks the session's path policy (its sandbox) whether path may be

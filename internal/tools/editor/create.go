@@ -15,7 +15,7 @@ import (
 // create writes a new file with exactly fileText, making missing parent
 // directories. An existing path — a file, a directory or a symlink, even a
 // dangling one — is refused and left alone.
-func (t *tool) create(ctx context.Context, path, fileText string) (*tools.Result, error) {
+func (t *tool) create(ctx context.Context, session, path, fileText string) (*tools.Result, error) {
 	if fi, err := os.Lstat(path); err == nil {
 		return nil, existsErr(path, fi, t.shell)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -36,6 +36,7 @@ func (t *tool) create(ctx context.Context, path, fileText string) (*tools.Result
 		}
 		return nil, fmt.Errorf("cannot create %s: %s", path, osReason(err))
 	}
+	t.undo.recordCreate(session, path, []byte(fileText))
 	lines := countLines([]byte(fileText))
 	text := fmt.Sprintf("Created %s (%d %s, %d bytes).", path, lines, plural(lines, "line", "lines"), len(fileText))
 	if made != "" {

@@ -21,16 +21,16 @@ const snippetContext = 4
 // minSnippet is the smallest budget worth spending on a snippet.
 const minSnippet = 100
 
-func (t *tool) strReplace(ctx context.Context, path, oldStr, newStr string) (*tools.Result, error) {
-	return t.modify(ctx, path, func(data []byte) (change, error) {
+func (t *tool) strReplace(ctx context.Context, session, path, oldStr, newStr string) (*tools.Result, error) {
+	return t.modify(ctx, session, path, func(data []byte) (change, error) {
 		return planReplace(data, oldStr, newStr, path)
 	}, func(c change, data []byte) string {
 		return fmt.Sprintf("Replaced the text at line %d of %s.", c.startLine, path)
 	})
 }
 
-func (t *tool) insert(ctx context.Context, path string, after int, text string) (*tools.Result, error) {
-	return t.modify(ctx, path, func(data []byte) (change, error) {
+func (t *tool) insert(ctx context.Context, session, path string, after int, text string) (*tools.Result, error) {
+	return t.modify(ctx, session, path, func(data []byte) (change, error) {
 		return planInsert(data, after, text, path)
 	}, func(c change, data []byte) string {
 		n := countLines(bytes.TrimPrefix(c.text, fileEOL(data)))
@@ -54,8 +54,9 @@ var testOnlyBeforeSave func(real string)
 // this process (any session, tool or runtime) and in any other shellport
 // process waiting until this one is on disk; a program that takes no lock
 // and changes the file meanwhile makes the edit fail instead of being
-// overwritten.
-func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (change, error), summary func(change, []byte) string) (*tools.Result, error) {
+// overwritten. A tool with undo_edit remembers the edit for the session
+// ("" remembers nothing).
+func (t *tool) modify(ctx context.Context, session, path string, plan func([]byte) (change, error), summary func(change, []byte) string) (*tools.Result, error) {
 	real, err := resolve(path)
 	if err != nil {
 		return nil, err
@@ -93,6 +94,7 @@ func (t *tool) modify(ctx context.Context, path string, plan func([]byte) (chang
 		}
 		return nil, fmt.Errorf("cannot write %s: %s; the file was left unchanged", name, osReason(err))
 	}
+	t.undo.recordEdit(session, real, data, c)
 	head := summary(c, data)
 	note := ""
 	if li, err := os.Lstat(path); err == nil && li.Mode()&os.ModeSymlink != 0 {

@@ -80,7 +80,7 @@ func New(host tools.Host, cfg Config) tools.Tool {
 	if maxOut <= 0 {
 		maxOut = DefaultMaxOutputChars
 	}
-	return &tool{maxOut: max(maxOut, MinMaxOutputChars), description: DefaultDescription, shell: host.Name("bash"), name: host.Name(Name)}
+	return &tool{name: Name, shown: host.Name(Name), maxOut: max(maxOut, MinMaxOutputChars), description: DefaultDescription, schema: inputSchema, shell: host.Name("bash")}
 }
 
 // params are the arguments of one call. Pointers tell "not given" apart from
@@ -99,19 +99,27 @@ type params struct {
 // file are serialised process-wide (see fileio.OpenLocked), whichever tool,
 // session or runtime makes them.
 type tool struct {
+	name        string // the canonical name: Name, or Anthropic's (see NewAnthropic)
 	maxOut      int
 	description string
+	schema      string
 	shell       string // the name of the bash tool, which texts suggest for what the editor does not do
-	name        string // the name the model sees, for a generic card
+	shown       string // the name the model sees, for a generic card
+	// viewChars, when not zero, is the budget of a file view's numbered
+	// lines instead of maxOut (Anthropic's max_characters).
+	viewChars int
+	// undo keeps the edits undo_edit can revert; nil when the tool has
+	// no undo_edit.
+	undo *undoLog
 }
 
 var _ tools.Tool = (*tool)(nil)
 
-func (t *tool) Name() string                 { return Name }
+func (t *tool) Name() string                 { return t.name }
 func (t *tool) Description() string          { return t.description }
-func (t *tool) InputSchema() json.RawMessage { return json.RawMessage(inputSchema) }
+func (t *tool) InputSchema() json.RawMessage { return json.RawMessage(t.schema) }
 func (t *tool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
-	return present(t.name, call, res)
+	return present(t.shown, call, res)
 }
 
 // Call runs one command. Problems with the arguments or the file come back as

@@ -51,6 +51,11 @@ func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int)
 		start, end = rng[0], rng[1]
 	}
 	budget := t.maxOut - noteReserve
+	if t.viewChars > 0 {
+		// The lines shown, less the newline of the last, are at most
+		// viewChars characters.
+		budget = t.viewChars + 1
+	}
 	keep := 4*budget + 4 // a line longer than this cannot fit: a character is at most 4 bytes
 	w := &numberer{buf: make([]byte, 0, min(t.maxOut, 64<<10)+64), budget: budget, shell: t.shell}
 	s.skip(ctx, start-1)

@@ -72,6 +72,14 @@ func (l *Locked) ReadText(name, shell string) ([]byte, error) {
 	return data, nil
 }
 
+// ReadAll reads the locked file whole, whatever it holds.
+func (l *Locked) ReadAll() ([]byte, error) {
+	if _, err := l.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return readAll(l.f, l.fi.Size())
+}
+
 // Save writes the changed file: data[:c.Start], c.Text, data[c.End:],
 // where data is the content the change was planned on.
 //

@@ -208,3 +208,25 @@ func suffixRunes(b []byte, n int) []byte {
 	}
 	return b[i:]
 }
+
+// Ends ends the capture and returns its first and last keep characters of
+// clean text, the whole of it (as head) when it has at most 2*keep, and
+// how many characters lie between them; invalid counts the bytes replaced
+// with U+FFFD. The spill file is removed: a caller that words its own
+// result keeps no file. The capture needs MaxChars ≥ keep*5/2 to keep
+// both ends whole; with less, omitted counts what it lost.
+func (c *Capture) Ends(keep int) (head, tail []byte, omitted int64, invalid int) {
+	c.flush()
+	defer c.Discard()
+	if !c.spilled && c.chars <= int64(2*keep) {
+		return c.buf, nil, 0, c.invalid
+	}
+	head, tail = c.head, c.tail
+	if !c.spilled {
+		head, tail = c.buf, c.buf
+	}
+	head = prefixRunes(head, keep)
+	tail = suffixRunes(tail, keep)
+	omitted = c.chars - int64(utf8.RuneCount(head)) - int64(utf8.RuneCount(tail))
+	return head, tail, max(omitted, 0), c.invalid
+}

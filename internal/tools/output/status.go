@@ -25,7 +25,7 @@ const (
 func (r Result) ToolResult() *tools.Result {
 	var status []string
 	if n := r.Output.InvalidUTF8; n > 0 {
-		status = append(status, fmt.Sprintf("[%s of the output %s not valid UTF-8 and %s replaced with U+FFFD]", plural(n, "byte", "bytes"), wasWere(n), wasWere(n)))
+		status = append(status, InvalidNote(n))
 	}
 	if r.TimedOut && r.WaitingForInput {
 		status = append(status, "[the command was waiting for input from the terminal, which this tool cannot type; give the input through a pipe, a here-document or a file, or use the program's non-interactive option]")
@@ -71,6 +71,12 @@ func (r Result) ToolResult() *tools.Result {
 		Structured: r.Meta(),
 		Raw:        r.Output.Body,
 	}
+}
+
+// InvalidNote is the status line telling that n bytes of the output were
+// not valid UTF-8.
+func InvalidNote(n int) string {
+	return fmt.Sprintf("[%s of the output %s not valid UTF-8 and %s replaced with U+FFFD]", plural(n, "byte", "bytes"), wasWere(n), wasWere(n))
 }
 
 // Meta is the structuredContent of the result: every key of MetaKeys.

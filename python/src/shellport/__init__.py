@@ -19,7 +19,7 @@ package logs through ``logging``: the ``shellport`` logger, and
 ``shellport.wire`` for every protocol frame, both at DEBUG.
 """
 
-from . import remote
+from . import remote, vendors
 from ._exceptions import (
     BinaryNotFound,
     Cancelled,
@@ -75,6 +75,7 @@ __all__ = [
     "TransportClosed",
     "TransportError",
     "UnknownTool",
+    "vendors",
     "VersionMismatch",
 ]
 

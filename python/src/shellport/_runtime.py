@@ -99,7 +99,10 @@ class Runtime:
 
     @property
     def profile(self) -> str:
-        """The active profile, "oneshot" or "persistent". Starts the runtime if needed."""
+        """The active profile: "oneshot", "persistent", "anthropic" or "openai".
+
+        Starts the runtime if needed.
+        """
         return str(self._opened_info()["profile"])
 
     @property
@@ -187,9 +190,17 @@ class Runtime:
     def tools(self, format: str = "mcp", *, strict: bool = False) -> list[dict[str, Any]]:
         """The tool definitions to hand to a model.
 
-        ``format`` is "mcp" (name, description, inputSchema), "openai" (function
-        tools; ``strict=True`` for structured-outputs strict mode) or
-        "anthropic" (name, description, input_schema). With a sandbox in the
+        ``format`` is "mcp" (name, description, inputSchema), "openai" (Chat
+        Completions function tools), "openai-responses" (Responses API
+        function tools) or "anthropic" (name, description, input_schema). A
+        vendor's own tools are declared as its API takes them: in the
+        anthropic profile ``{"type": "bash_20250124", "name": "bash"}`` and
+        the text editor's declaration for "anthropic", in the openai profile
+        ``{"type": "shell"}`` and ``{"type": "apply_patch"}`` for
+        "openai-responses". ``strict=True`` (not for "mcp") asks for strict
+        schema validation: OpenAI's strict mode (every argument required,
+        optional ones nullable) or Anthropic's (``"strict": true``, objects
+        closed, optional arguments kept optional). With a sandbox in the
         runtime config, the descriptions of the tools that run commands or
         change files end with one line saying where the model may write and
         whether it has network; ``Session.tools`` words it for one session.
