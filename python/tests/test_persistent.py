@@ -329,6 +329,17 @@ def test_escape_sequences_and_carriage_returns_are_cleaned(sh: shellport.Session
     )
 
 
+def test_unterminated_escape_string_does_not_swallow_the_rest(sh: shellport.Session) -> None:
+    # An OSC or DCS never terminated ends at the end of its line; the next
+    # lines and the next call read as usual (found in review of issue 11).
+    expect(
+        sh,
+        "printf '\\033]0;title\\n'; echo after; printf '\\033Pdcs'; echo; echo last",
+        "\nafter\n\nlast\n",
+    )
+    expect(sh, "echo next-call", "next-call\n")
+
+
 # --- concurrency ------------------------------------------------------------------------
 
 

@@ -25,7 +25,7 @@ const (
 	stEsc               // after ESC
 	stEscInter          // ESC followed by intermediates (0x20-0x2f)
 	stCSI               // ESC [ or U+009B
-	stString            // OSC, DCS, SOS, PM, APC: up to BEL or ESC \
+	stString            // OSC, DCS, SOS, PM, APC: up to BEL or ESC \ (or a newline)
 )
 
 // cleaner turns a terminal byte stream into the text a reader would see:
@@ -178,6 +178,13 @@ func (c *cleaner) step(b []byte) []byte {
 			c.state = stGround
 		case c.strEsc:
 			c.state = stEsc // ESC then anything else starts a new sequence
+			return b
+		case x == '\n':
+			// No string sequence a program sends on purpose (a title, a
+			// hyperlink, a terminal query) holds a newline, so one that
+			// reaches a newline was never terminated: it ends here and the
+			// newline, and every line after it, is text again.
+			c.state = stGround
 			return b
 		}
 		c.strEsc = x == 0x1b

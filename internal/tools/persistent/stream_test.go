@@ -59,6 +59,12 @@ func TestCleaner(t *testing.T) {
 		{"c1 \u009b31mcsi\u009b0m \u0085nel\n", "c1 csi nel\n", 0},
 		{"\x1b[" + strings.Repeat("1", 100) + "text\n", strings.Repeat("1", 100-maxCSI-1) + "text\n", 0},
 		{"\x1b]" + strings.Repeat("x", maxString+5) + "\n", "xxxx\n", 0},
+		// An unterminated string sequence ends at the end of its line: what
+		// follows is not swallowed (found in review of issue 11).
+		{"\x1b]0;title never ended\nnext line\nlast\n", "\nnext line\nlast\n", 0},
+		{"\x1bPdcs never ended\r\nafter\n", "\nafter\n", 0},
+		{"before\x1b_apc\nafter\n", "before\nafter\n", 0},
+		{"\u009dc1 osc\nafter\n", "\nafter\n", 0},
 	}
 	for _, c := range cases {
 		for _, sizes := range [][]int{nil, {1}, {2, 3}, {7}} {
