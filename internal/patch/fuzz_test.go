@@ -176,6 +176,12 @@ func FuzzUpdateText(f *testing.F) {
 		if len(file) > 0 && file[len(file)-1] != '\n' && out[len(out)-1] == '\n' {
 			return // the file gained an empty last line, and with it a final newline
 		}
+		if len(file) > 0 && file[len(file)-1] == '\r' {
+			// A last line ending in a lone CR that gains an ending reads as
+			// a CRLF line afterwards (a CR before LF is the ending's), so
+			// no inverse can tell the CR was the line's.
+			return
+		}
 		back, _, err := UpdateText("f", out, invert(hs), p.CRLF)
 		if err != nil {
 			return // the inverse may be ambiguous, or have lost its @@ line
