@@ -21,9 +21,10 @@ func TestFindAllMatchesNaive(t *testing.T) {
 			for i := range pat {
 				pat[i] = alphabet[rng.IntN(len(alphabet))]
 			}
-			count, starts := findAll(data, pat, 1<<30)
-			if want := naiveCount(data, pat); count != want {
-				t.Fatalf("findAll(%q) in %d bytes = %d, naive %d", pat, len(data), count, want)
+			whole := rng.IntN(2) == 0
+			count, starts := findAll(data, pat, 1<<30, whole)
+			if want := naiveCount(data, pat, whole); count != want {
+				t.Fatalf("findAll(%q, whole %v) in %d bytes = %d, naive %d", pat, whole, len(data), count, want)
 			}
 			for k, s := range starts {
 				if string(data[s:s+len(pat)]) != string(pat) || (k > 0 && s <= starts[k-1]) {

@@ -207,7 +207,7 @@ func numberPrefixHint(data []byte, oldStr string) string {
 	msg := fmt.Sprintf("hint: old_str seems to include line numbers copied from view output (such as %q); they are not part of the file, so leave them out", first)
 	joined := []byte(strings.Join(stripped, "\n"))
 	for _, v := range variants(joined) {
-		if n, starts := findAll(data, v, 1); n == 1 {
+		if n, starts := findAll(data, v, 1, false); n == 1 {
 			return msg + fmt.Sprintf(". Without them old_str matches at line %d", lineOf(data, starts[0]))
 		} else if n > 1 {
 			return msg + fmt.Sprintf(". Without them old_str matches %d places", n)

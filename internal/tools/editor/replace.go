@@ -33,10 +33,15 @@ func planReplace(data []byte, oldStr, newStr string, path string) (change, error
 	var pat []byte
 	var count int
 	var starts []int
-	for _, v := range variants([]byte(oldStr)) {
-		if count, starts = findAll(data, v, maxListedMatches); count > 0 {
-			pat = v
-			break
+	// Matches that would split a CRLF ending are a last resort (see
+	// findAll): an old_str ending in a lone \r may mean just that.
+search:
+	for _, whole := range []bool{true, false} {
+		for _, v := range variants([]byte(oldStr)) {
+			if count, starts = findAll(data, v, maxListedMatches, whole); count > 0 {
+				pat = v
+				break search
+			}
 		}
 	}
 	switch {
@@ -78,21 +83,31 @@ func variants(old []byte) [][]byte {
 }
 
 // findAll counts the occurrences of pat in data, overlapping ones included,
-// and returns the offsets of the first keep of them.
-func findAll(data, pat []byte, keep int) (count int, starts []int) {
+// and returns the offsets of the first keep of them. With whole, an
+// occurrence that begins or ends between the \r and the \n of a CRLF line
+// ending does not count: replacing it would leave half an ending behind,
+// and the CRLF variant of pat (see variants) matches the whole ending.
+func findAll(data, pat []byte, keep int, whole bool) (count int, starts []int) {
 	f := newFinder(pat, data)
 	for i := 0; i <= len(data); {
 		j := f.index(data[i:])
 		if j < 0 {
 			break
 		}
-		if count < keep {
-			starts = append(starts, i+j)
+		if at := i + j; !whole || !splitsCRLF(data, at) && !splitsCRLF(data, at+len(pat)) {
+			if count < keep {
+				starts = append(starts, at)
+			}
+			count++
 		}
-		count++
 		i += j + 1
 	}
 	return count, starts
+}
+
+// splitsCRLF tells whether offset off of data lies between a \r and a \n.
+func splitsCRLF(data []byte, off int) bool {
+	return off > 0 && off < len(data) && data[off-1] == '\r' && data[off] == '\n'
 }
 
 // eolOf picks the line ending new text should use: that of the matched

@@ -78,6 +78,15 @@ func TestStrReplaceCRLF(t *testing.T) {
 	ok(t, tl, replaceArgs(p, "two", "two\nthree"))
 	wantFile(t, p, "one\r\ntwo\r\nthree\r\n")
 
+	// An old_str that begins (or ends) with a newline takes the whole CRLF
+	// ending, never its \n alone: no stray \r is left (a fuzz finding).
+	p = writeFile(t, "s.txt", "\r\n0\r\ny")
+	ok(t, tl, replaceArgs(p, "\n0", "x"))
+	wantFile(t, p, "x\r\ny")
+	p = writeFile(t, "e.txt", "a\r\nb\r\n")
+	ok(t, tl, replaceArgs(p, "a\r", "c\r"))
+	wantFile(t, p, "c\r\nb\r\n")
+
 	// Differing only in line endings is no change at all.
 	p = writeFile(t, "z.txt", "a\r\nb\r\n")
 	contains(t, fails(t, tl, replaceArgs(p, "a\r\nb", "a\nb")), "only in line endings")
