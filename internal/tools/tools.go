@@ -67,6 +67,12 @@ type Call struct {
 	Session Session
 	// Arguments are the raw JSON arguments as the model produced them.
 	Arguments json.RawMessage
+	// Observe, when not nil, receives the call's output while the command
+	// runs: the clean text the model will read, in order (a caller asked
+	// for a live stream, issue 17). The bash tools hand it to their output
+	// capture (output.Options.Observe); other tools never call it. It
+	// must not keep the slice.
+	Observe func(text []byte)
 }
 
 // Session is what a tool may know about the calling session.
