@@ -79,11 +79,9 @@ def test_acall_streams_to_a_coroutine(tmp_path: Path, transport: str, profile: s
             await asyncio.sleep(0)
             pieces.append(text)
 
-        async with (
-            shellport.Runtime({"profile": profile}, transport) as rt,
-            rt.session(tmp_path) as s,
-        ):
-            r = await s.acall("bash", args(profile, SLOW), on_output=consume)
+        async with shellport.Runtime({"profile": profile}, transport) as rt:  # noqa: SIM117 (3.9)
+            async with rt.session(tmp_path) as s:
+                r = await s.acall("bash", args(profile, SLOW), on_output=consume)
         return pieces, r
 
     pieces, r = asyncio.run(main())
@@ -166,20 +164,18 @@ def test_cancellation_stops_the_stream(tmp_path: Path, transport: str, profile: 
             seen(text)
             first.set()
 
-        async with (
-            shellport.Runtime({"profile": profile}, transport) as rt,
-            rt.session(tmp_path) as s,
-        ):
-            cmd = "for i in $(seq 1 300); do echo tick $i; sleep 0.05; done"
-            task = asyncio.ensure_future(s.acall("bash", args(profile, cmd), on_output=consume))
-            await asyncio.wait_for(first.wait(), 60)
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
-            n = len(seen.pieces)
-            await asyncio.sleep(1)  # pieces still on their way would arrive here
-            after = await s.acall("bash", args(profile, "echo after"))
-            assert "after\n" in after.text
+        async with shellport.Runtime({"profile": profile}, transport) as rt:  # noqa: SIM117 (3.9)
+            async with rt.session(tmp_path) as s:
+                cmd = "for i in $(seq 1 300); do echo tick $i; sleep 0.05; done"
+                task = asyncio.ensure_future(s.acall("bash", args(profile, cmd), on_output=consume))
+                await asyncio.wait_for(first.wait(), 60)
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+                n = len(seen.pieces)
+                await asyncio.sleep(1)  # pieces still on their way would arrive here
+                after = await s.acall("bash", args(profile, "echo after"))
+                assert "after\n" in after.text
         return n, len(seen.pieces)
 
     at_cancel, later = asyncio.run(main())
