@@ -25,8 +25,8 @@ type Command struct {
 // is failed when the command did not succeed (tools.CommandStatus), it
 // holds the result text in a fenced console block for clients without
 // terminals (trailing blank lines trimmed), rawOutput {output, exit_code,
-// signal[, timed_out]}, _meta.terminal_output with the output as the model
-// read it (not trimmed) and _meta.terminal_exit. Exit code and signal come
+// signal[, timed_out]} with the output as the model read it (not trimmed)
+// and _meta.terminal_exit. Exit code and signal come
 // from the result's facts, or from its status lines when it has none (a
 // replayed result). docs/TOOLS.md says which fields a bridge sends in
 // terminal mode and which in fallback mode.
@@ -54,10 +54,7 @@ func Card(c Command, res *tools.Result) tools.Presentation {
 		raw["timed_out"] = true
 	}
 	p.RawOutput = raw
-	p.Meta = map[string]any{
-		"terminal_output": map[string]any{"terminal_id": c.TerminalID, "data": output},
-		"terminal_exit":   map[string]any{"terminal_id": c.TerminalID, "exit_code": code, "signal": sig},
-	}
+	p.Meta = map[string]any{"terminal_exit": map[string]any{"terminal_id": c.TerminalID, "exit_code": code, "signal": sig}}
 	p.Content = append(p.Content, tools.TextBlock(Fence(trimBlankLines(res.Text))))
 	return p
 }
