@@ -21,7 +21,9 @@ type coreCarrier struct {
 	ready chan struct{}
 }
 
-func openCore(t *testing.T) transcript.Carrier {
+func openCore(t *testing.T) transcript.Carrier { return openCoreFor(t) }
+
+func openCoreFor(t testing.TB) transcript.Carrier {
 	c := &coreCarrier{ready: make(chan struct{}, 1)}
 	c.rt = core.New(core.Options{Send: c.send, SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = c.rt.Close() })
