@@ -304,12 +304,18 @@ class Connection:
                 while True:
                     pending = live.deliver()
                     for value in pending:
-                        if inspect.isawaitable(value):
-                            try:
-                                await value
-                            except Exception:
-                                live.broken = True
-                                log.warning("on_output raised; the call goes on", exc_info=True)
+                        if not inspect.isawaitable(value):
+                            continue
+                        if live.broken:  # an earlier piece's coroutine raised
+                            close = getattr(value, "close", None)
+                            if close is not None:
+                                close()
+                            continue
+                        try:
+                            await value
+                        except Exception:
+                            live.broken = True
+                            log.warning("on_output raised; the call goes on", exc_info=True)
                     if not live.pieces:
                         break
                 if future.done():
