@@ -16,7 +16,7 @@ from typing import Any, Union
 from . import _native
 from ._client import Connection
 from ._exceptions import ProcessExited, ProtocolError, TransportClosed, VersionMismatch
-from ._models import ToolResult, list_tools
+from ._models import ToolResult, list_tools, present_params
 from ._session import Session
 from ._transports.base import CLOSED
 from ._transports.selection import Chosen, TransportSpec, check_spec, open_transport
@@ -230,23 +230,7 @@ class Runtime:
         generic one when the tool cannot read them); it raises only for a
         lost runtime or an unknown session.
         """
-        params: dict[str, Any] = {"name": name, "arguments": {} if arguments is None else arguments}
-        if isinstance(result, ToolResult):
-            params["result"] = result.raw or {
-                "content": result.content,
-                "isError": result.is_error,
-                "structuredContent": result.meta,
-            }
-        elif result is not None:
-            params["result"] = dict(result) if isinstance(result, Mapping) else result
-        if call_id is not None:
-            params["callId"] = call_id
-        if session is not None:
-            params["session"] = session
-        if cwd is not None:
-            params["cwd"] = os.fspath(cwd)
-        if output is not None:
-            params["output"] = output
+        params = present_params(name, arguments, result, call_id, session, cwd, output)
         return self._connection().call("tools/present", params)
 
     def close(self) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._client import Connection
 from ._exceptions import ShellportError
-from ._models import ToolResult, call_params, list_tools, parse_tool_result
+from ._models import ToolResult, call_params, list_tools, parse_tool_result, present_params
 
 if TYPE_CHECKING:  # for the annotation of Session.runtime only
     from ._runtime import Runtime
@@ -150,9 +150,8 @@ class Session:
         See ``Runtime.present``; a relative ``workdir`` resolves against this
         session's cwd.
         """
-        return self._runtime.present(
-            name, arguments, result=result, call_id=call_id, session=self._id, output=output
-        )
+        params = present_params(name, arguments, result, call_id, self._id, None, output)
+        return self._conn.call("tools/present", params)
 
     def notices(self) -> list[str]:
         """Return and forget the notices queued for this session (background tasks done)."""
