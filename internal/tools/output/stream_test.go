@@ -156,3 +156,18 @@ func BenchmarkStreamWrite(b *testing.B) {
 	}
 	s.Close(false)
 }
+
+// A capture observed late (a persistent call starting after output
+// arrived between calls) shows the observer what it already holds, then
+// what follows: the stream and the result start alike.
+func TestCaptureObserveLate(t *testing.T) {
+	c := NewCapture(Options{MaxChars: 100, SpillDir: t.TempDir()})
+	_, _ = c.Write([]byte("between calls\n"))
+	var seen strings.Builder
+	c.Observe(func(p []byte) { seen.Write(p) })
+	_, _ = c.Write([]byte("the call's own\n"))
+	text := Finish(100, Section{Capture: c})
+	if seen.String() != text.Body || text.Body != "between calls\nthe call's own\n" {
+		t.Errorf("observed %q, result %q", seen.String(), text.Body)
+	}
+}
