@@ -275,6 +275,40 @@ def _transport(res: dict[str, Any]) -> str:
     )
 
 
+def _live(case: dict[str, Any]) -> str:
+    rows = []
+    for label, v in case.items():
+        cs = v.get("contenders", {})
+        rows.append(
+            [
+                label,
+                ms(_get(cs, "plain", "p50")),
+                ms(_get(cs, "stream", "p50")),
+                signed(_extra(cs)),
+                _rng(v.get("ratio_stream_plain")),
+                str(v.get("pieces", "")),
+            ]
+        )
+    return (
+        "## Live output\n\nThe same bash calls without and with `on_output` (a `tools/call` "
+        "with `stream`, its output in `tools/output` notifications: at most 20 a second), "
+        "alternating. `true` shows what asking for a stream costs a call; `seq 1 20000` "
+        "what streaming 108,894 bytes of output costs. A call without `on_output` runs the "
+        "same code as before live output existed.\n\n"
+        + _table(
+            ["Call", "plain p50", "streamed p50", "extra (p50)", "ratio", "pieces"],
+            rows,
+        )
+    )
+
+
+def _extra(cs: dict[str, Any]) -> float | None:
+    p, s = _get(cs, "plain", "p50"), _get(cs, "stream", "p50")
+    if p is None or s is None:
+        return None
+    return float(s) - float(p)
+
+
 def _sandbox(sb: dict[str, Any]) -> str:
     sup = sb.get("support", {})
     rows = []
@@ -420,6 +454,8 @@ def render(res: dict[str, Any], json_name: str, png: str | None) -> str:
         parts.append(_scale(c["scale"]))
     if "transport" in c:
         parts.append(_transport(res))
+    if "live_output" in c:
+        parts.append(_live(c["live_output"]))
     if "sandbox" in c:
         parts.append(_sandbox(c["sandbox"]))
     if "remote" in c:

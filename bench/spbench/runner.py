@@ -14,7 +14,7 @@ import tempfile
 import time
 from typing import Any, Callable
 
-from . import bars, cases_child, cases_sandbox, cases_shell, remote
+from . import bars, cases_child, cases_live, cases_sandbox, cases_shell, remote
 from .context import FULL, SMOKE, Context, peer_status
 
 CASES: list[tuple[str, str, Callable[[Context], dict[str, Any]]]] = [
@@ -29,6 +29,7 @@ CASES: list[tuple[str, str, Callable[[Context], dict[str, Any]]]] = [
     ("cold_start", "cold start", cases_child.cold_start),
     ("scale", "many live sessions at once", cases_child.scale),
     ("transport", "transport overhead per call", cases_shell.transport),
+    ("live_output", "bash calls with and without live output", cases_live.live_output),
     ("sandbox", "sandboxed against unsandboxed sessions", cases_sandbox.sandbox),
     ("remote", "many containers from one harness", remote.remote),
 ]

@@ -21,6 +21,7 @@ import (
 	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/testkit/lifecycle"
+	"github.com/shellport/shellport/internal/testkit/livecheck"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
 
@@ -336,4 +337,10 @@ func TestServePipedScriptGetsEveryReply(t *testing.T) {
 // through `shellport serve`.
 func TestServeSessionLifecycle(t *testing.T) {
 	lifecycle.RunAll(t, func(t *testing.T) transcript.Carrier { return startServe(t) })
+}
+
+// TestServeLiveOutput runs the issue-17 live-output scenarios through
+// `shellport serve`, in both bash profiles.
+func TestServeLiveOutput(t *testing.T) {
+	livecheck.RunAll(t, func(t *testing.T) transcript.Carrier { return startServe(t) })
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // methods lists what the runtime answers, for the method-not-found message.
-var methods = []string{"initialize", "session/new", "session/update", "session/close", "tools/list", "tools/call", "shutdown", "exit", rpc.CancelMethod, rpc.PingMethod}
+var methods = []string{"initialize", "session/new", "session/update", "session/close", "tools/list", "tools/call", "tools/present", "shutdown", "exit", rpc.CancelMethod, rpc.PingMethod}
 
 // accept routes one request. It runs in arrival order on the delivering
 // goroutine: quick methods do their work here (so a pipelined session/new
@@ -43,6 +43,8 @@ func (rt *Runtime) accept(req *rpc.Request) rpc.Answer {
 		return done(rt.toolsList(req.Params))
 	case "tools/call":
 		return rt.toolsCall(req)
+	case "tools/present":
+		return done(rt.toolsPresent(req.Params))
 	}
 	return fail(rpc.Errorf(rpc.CodeMethodNotFound, "method not found: %q (methods: %s)", req.Method, strings.Join(methods, ", ")))
 }

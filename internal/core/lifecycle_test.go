@@ -9,6 +9,7 @@ import (
 
 	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/testkit/lifecycle"
+	"github.com/shellport/shellport/internal/testkit/livecheck"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
 
@@ -20,7 +21,9 @@ type coreCarrier struct {
 	ready chan struct{}
 }
 
-func openCore(t *testing.T) transcript.Carrier {
+func openCore(t *testing.T) transcript.Carrier { return openCoreFor(t) }
+
+func openCoreFor(t testing.TB) transcript.Carrier {
 	c := &coreCarrier{ready: make(chan struct{}, 1)}
 	c.rt = core.New(core.Options{Send: c.send, SpawnHelper: testkit.SpawnHelper(t)})
 	t.Cleanup(func() { _ = c.rt.Close() })
@@ -63,3 +66,7 @@ func (c *coreCarrier) Recv(timeout time.Duration) ([]byte, error) {
 // TestSessionLifecycle runs the issue-10 session-lifetime scenarios against
 // the core itself (the carriers run them too).
 func TestSessionLifecycle(t *testing.T) { lifecycle.RunAll(t, openCore) }
+
+// TestLiveOutput runs the issue-17 live-output scenarios against the core
+// itself (the carriers run them too).
+func TestLiveOutput(t *testing.T) { livecheck.RunAll(t, livecheck.Open(openCore)) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shellport/shellport/internal/rpc"
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 type toolsCallParams struct {
@@ -15,6 +16,19 @@ type toolsCallParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	CallID    string          `json:"callId,omitempty"`
+	// Stream asks for the call's output as it is produced, in tools/output
+	// notifications before the reply (issue 17).
+	Stream bool `json:"stream,omitempty"`
+}
+
+// toolOutput is the params of a tools/output notification: a piece of the
+// live output of the tools/call request with id ID.
+type toolOutput struct {
+	ID      rpc.ID `json:"id"`
+	CallID  string `json:"callId"`
+	Session string `json:"session,omitempty"`
+	Text    string `json:"text"`
+	Dropped int64  `json:"dropped,omitempty"`
 }
 
 // CallResult is the MCP-shaped result of tools/call.
@@ -76,14 +90,23 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 		release()
 		return done(errorResult(m, call, "invalid arguments: strings must not contain NUL (\\u0000) characters"), nil)
 	}
+	var live *output.Stream
+	if p.Stream {
+		live = rt.liveStream(req.ID, call)
+	}
 	rt.calls.Add(1)
 	if s != nil {
 		s.calls.Add(1)
 		s.active.Add(1)
 	}
-	return async(func(ctx context.Context) (any, error) {
+	return async(func(ctx context.Context) (res any, err error) {
 		defer rt.calls.Done()
 		defer release()
+		if live != nil {
+			// Before the reply: the last piece goes out first, and a
+			// cancelled call's stream ends with nothing more.
+			defer func() { live.Close(err != nil || ctx.Err() != nil) }()
+		}
 		if s == nil {
 			return rt.runTool(ctx, m, call), nil
 		}
@@ -91,6 +114,20 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 		defer s.active.Add(-1)
 		return rt.runInSession(ctx, s, wait, m, call)
 	})
+}
+
+// liveStream starts the live output of the request with id: the call's
+// output as it is produced goes out in tools/output notifications,
+// coalesced and bounded by output.Stream.
+func (rt *Runtime) liveStream(id rpc.ID, call *tools.Call) *output.Stream {
+	n := toolOutput{ID: id, CallID: call.ID, Session: call.Session.ID}
+	live := output.NewStream(func(p output.Piece) {
+		n := n
+		n.Text, n.Dropped = p.Text, p.Dropped
+		_ = rt.srv.Notify("tools/output", n) // the client may be gone
+	})
+	call.Observe = live.Write
+	return live
 }
 
 // runInSession waits for the call's turn, then runs it unless the session

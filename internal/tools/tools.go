@@ -67,6 +67,12 @@ type Call struct {
 	Session Session
 	// Arguments are the raw JSON arguments as the model produced them.
 	Arguments json.RawMessage
+	// Observe, when not nil, receives the call's output while the command
+	// runs: the clean text the model will read, in order (a caller asked
+	// for a live stream, issue 17). The bash tools hand it to their output
+	// capture (output.Options.Observe); other tools never call it. It
+	// must not keep the slice.
+	Observe func(text []byte)
 }
 
 // Session is what a tool may know about the calling session.
@@ -238,6 +244,21 @@ func Generic(name string, call *Call, res *Result) Presentation {
 		}
 	}
 	return p
+}
+
+// RunningPresenter is a tool whose calls stream output (issue 17): its
+// running update is what a UI applies to the call's card for each piece of
+// live output. For a tool without it the update is its call card's title
+// and kind with status in_progress (Running).
+type RunningPresenter interface {
+	PresentRunning(call *Call, text string) Presentation
+}
+
+// Running is the running update of a call whose card is p and which draws
+// no terminal: p's title and kind, status in_progress, no content (an
+// update's content would replace the card's).
+func Running(p Presentation) Presentation {
+	return Presentation{Title: p.Title, Kind: p.Kind, Status: "in_progress"}
 }
 
 // StatusOf returns the ACP status of a finished call.

@@ -205,3 +205,78 @@ def test_round_trip_catches_salvaged_fields() -> None:
         check(
             "bash", "x", {k: v for k, v in bad.items() if k not in ("sessionUpdate", "toolCallId")}
         )
+
+
+def check_stages(call_id: str, stages: dict[str, Any], terminal: bool) -> None:
+    """Issue 17: every stage of a presentation is a valid ACP update.
+
+    The call card goes out as ``tool_call``, the running update and the
+    completed card as ``tool_call_update``; each is validated against the
+    schema and round-tripped through the models. A running or completed
+    terminal payload appears only when the card registered a terminal.
+    """
+    sent = [
+        ("tool_call", stages["call"], ToolCallStart),
+        ("tool_call_update", stages["running"], ToolCallProgress),
+    ]
+    if "completed" in stages:
+        sent.append(("tool_call_update", stages["completed"], ToolCallProgress))
+    for kind, presentation, model_type in sent:
+        update = {"sessionUpdate": kind, "toolCallId": call_id, **presentation}
+        where = f"{kind}: {json.dumps(presentation)[:300]}"
+        errors = [
+            e.message for e in VALIDATOR.iter_errors({"sessionId": "sess-1", "update": update})
+        ]
+        assert errors == [], where
+        back = model_type.model_validate(update).model_dump(
+            mode="json", by_alias=True, exclude_unset=True
+        )
+        assert back == json.loads(json.dumps(update)), where
+    registered = "terminal_info" in stages["call"].get("_meta", {})
+    assert registered == terminal
+    for _, presentation, _ in sent[1:]:
+        meta = presentation.get("_meta", {})
+        has_terminal = any(k.startswith("terminal_") for k in meta)
+        assert has_terminal == registered, presentation
+        for key in ("terminal_output", "terminal_exit"):
+            if key in meta:
+                assert meta[key]["terminal_id"] == call_id
+    assert stages["running"]["status"] == "in_progress"
+    assert "content" not in stages["running"]  # an update's content replaces the card's
+
+
+@pytest.mark.parametrize("profile", ["oneshot", "persistent"])
+def test_presentation_stages(tmp_path: Path, transport: str, profile: str) -> None:
+    """The call card before execution, the running update, the completed card
+    and its replay from the logged call and result, malformed arguments."""
+    (tmp_path / "sub").mkdir()
+    config = {"profile": profile, "tools": {"bash": {"maxOutputChars": 1000}}}
+    desc = {"description": "Run a command for the ACP test"} if profile == "oneshot" else {}
+    with shellport.Runtime(config, transport) as rt, rt.session(tmp_path) as s:
+        args: dict[str, Any] = {"command": "pwd; printf 'x\\n\\n\\n'", **desc}
+        if profile == "oneshot":
+            args["workdir"] = "sub"
+        before = s.present("bash", args, call_id="toolu_s1", output="partial\n")
+        check_stages("toolu_s1", before, terminal=True)
+        cwd = tmp_path / "sub" if profile == "oneshot" else tmp_path
+        assert before["call"]["_meta"]["terminal_info"]["cwd"] == str(cwd)
+        pieces: list[str] = []
+        r = s.call("bash", args, call_id="toolu_s1", on_output=pieces.append)
+        for piece in pieces:  # what a bridge sends while the command runs
+            check_stages(
+                "toolu_s1", s.present("bash", args, call_id="toolu_s1", output=piece), True
+            )
+        replay = rt.present("bash", args, result=r.raw, call_id="toolu_s1", cwd=tmp_path)
+        check_stages("toolu_s1", replay, terminal=True)
+        assert replay["completed"] == r.presentation
+        fenced = r.presentation["content"][-1]["content"]["text"]
+        assert fenced.endswith("x\n```")  # trailing blank lines trimmed
+        assert r.presentation["rawOutput"]["output"].endswith("x\n\n\n")  # raw kept
+        for bad in ({"command": 42}, {"cmd": "ls"}, "not an object", None):
+            stages = rt.present("bash", bad, result={"content": "junk"}, call_id="toolu_s2")
+            check_stages("toolu_s2", stages, terminal=False)
+        if profile == "oneshot":
+            bg = {"command": "sleep 1", "run_in_background": True, **desc}
+            launched = s.call("bash", bg, call_id="toolu_s3")
+            stages = s.present("bash", bg, result=launched, call_id="toolu_s3")
+            check_stages("toolu_s3", stages, terminal=False)

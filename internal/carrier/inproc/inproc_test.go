@@ -12,6 +12,7 @@ import (
 	"github.com/shellport/shellport/internal/core"
 	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/testkit/lifecycle"
+	"github.com/shellport/shellport/internal/testkit/livecheck"
 	"github.com/shellport/shellport/internal/testkit/transcript"
 )
 
@@ -123,4 +124,10 @@ func TestClosedConnRefuses(t *testing.T) {
 // the path the C ABI uses.
 func TestSessionLifecycle(t *testing.T) {
 	lifecycle.RunAll(t, func(t *testing.T) transcript.Carrier { return open(t) })
+}
+
+// TestLiveOutput runs the issue-17 live-output scenarios through the path
+// the C ABI uses, in both bash profiles.
+func TestLiveOutput(t *testing.T) {
+	livecheck.RunAll(t, func(t *testing.T) transcript.Carrier { return open(t) })
 }

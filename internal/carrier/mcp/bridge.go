@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,9 @@ type bridge struct {
 	session string
 	nextID  atomic.Int64
 	routed  chan struct{} // closed when the notification router returns
+
+	mu      sync.Mutex
+	streams map[int64]func(text string) // live output by request id
 }
 
 // toolInfo is one tool as tools/list (format mcp) describes it.
@@ -76,12 +80,9 @@ func openBridge(opts core.Options, cwd string) (*bridge, []toolInfo, error) {
 }
 
 // route delivers the runtime's notifications until the connection closes.
-// session/notice (a background task finished) goes to notice.
-//
-// Issue 17 seam: once the runtime streams output (tools/output
-// notifications for calls sent with streaming on), they arrive here too and
-// belong to the progress of the call with that request id (see
-// callProgress.output).
+// session/notice (a background task finished) goes to notice; tools/output
+// (live output of a call made with streaming on) to that call's output
+// function (callProgress.output).
 func (b *bridge) route(notice func(text string)) {
 	defer close(b.routed)
 	for {
@@ -95,11 +96,23 @@ func (b *bridge) route(notice func(text string)) {
 		var n struct {
 			Method string `json:"method"`
 			Params struct {
+				ID   int64  `json:"id"`
 				Text string `json:"text"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(msg, &n) == nil && n.Method == "session/notice" && n.Params.Text != "" {
+		if json.Unmarshal(msg, &n) != nil || n.Params.Text == "" {
+			continue
+		}
+		switch n.Method {
+		case "session/notice":
 			notice(n.Params.Text)
+		case "tools/output":
+			b.mu.Lock()
+			out := b.streams[n.Params.ID]
+			b.mu.Unlock()
+			if out != nil {
+				out(n.Params.Text)
+			}
 		}
 	}
 }
@@ -108,13 +121,30 @@ func (b *bridge) route(notice func(text string)) {
 // call in the runtime and waits for the runtime's answer, which comes only
 // after the tool has stopped what it started (a persistent shell is reset),
 // so a cancelled call leaves no process behind.
-func (b *bridge) call(ctx context.Context, name string, args json.RawMessage) (*callResult, error) {
+// With output set, the call streams: output gets each piece of its live
+// output as it is produced.
+func (b *bridge) call(ctx context.Context, name string, args json.RawMessage, output func(text string)) (*callResult, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	var res callResult
 	params := map[string]any{"session": b.session, "name": name, "arguments": args}
-	if err := b.request(ctx, "tools/call", params, &res); err != nil {
+	id := b.nextID.Add(1)
+	if output != nil {
+		params["stream"] = true
+		b.mu.Lock()
+		if b.streams == nil {
+			b.streams = map[int64]func(string){}
+		}
+		b.streams[id] = output
+		b.mu.Unlock()
+		defer func() {
+			b.mu.Lock()
+			delete(b.streams, id)
+			b.mu.Unlock()
+		}()
+	}
+	if err := b.requestID(ctx, id, "tools/call", params, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -122,7 +152,11 @@ func (b *bridge) call(ctx context.Context, name string, args json.RawMessage) (*
 
 // request makes one JSON-RPC request of the runtime and decodes its result.
 func (b *bridge) request(ctx context.Context, method string, params, dst any) error {
-	id := b.nextID.Add(1)
+	return b.requestID(ctx, b.nextID.Add(1), method, params, dst)
+}
+
+// requestID is request with the id chosen by the caller.
+func (b *bridge) requestID(ctx context.Context, id int64, method string, params, dst any) error {
 	msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	if err != nil {
 		return fmt.Errorf("%s: encode request: %w", method, err)

@@ -412,8 +412,39 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// The progress message quotes the last line of output once there is one
-// (the seam live output, issue 17, plugs into).
+// Issue 17: with live output, a progress message quotes the latest line
+// the command printed while it still runs, in both bash profiles.
+func TestProgressQuotesLiveOutput(t *testing.T) {
+	for _, profile := range []string{core.ProfileOneshot, core.ProfilePersistent} {
+		t.Run(profile, func(t *testing.T) {
+			dir := t.TempDir()
+			f := start(t, core.Config{Profile: profile}, dir)
+			gate := filepath.Join(dir, "gate")
+			var once sync.Once
+			f.mu.Lock()
+			f.onProg = func(p *sdk.ProgressNotificationParams) {
+				if strings.HasSuffix(p.Message, ": halfway there") { // the line reached the client: let the command end
+					once.Do(func() { _ = os.WriteFile(gate, nil, 0o644) })
+				}
+			}
+			f.mu.Unlock()
+			args := map[string]any{"command": fmt.Sprintf("echo starting; echo halfway there; until [ -e %s ]; do sleep 0.01; done; echo done", gate)}
+			if profile == core.ProfileOneshot {
+				args["description"] = "wait for the gate"
+			}
+			params := &sdk.CallToolParams{Name: "bash", Arguments: args}
+			params.SetProgressToken("tok-live")
+			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+			defer cancel()
+			res, err := f.cs.CallTool(ctx, params)
+			if err != nil || !strings.HasPrefix(text(res), "starting\nhalfway there\ndone\n") {
+				t.Fatalf("call: %v %q", err, text(res))
+			}
+		})
+	}
+}
+
+// The progress message quotes the last line of output once there is one.
 func TestProgressMessage(t *testing.T) {
 	p := &callProgress{}
 	if m := p.message(3200 * time.Millisecond); m != "running for 3s" {

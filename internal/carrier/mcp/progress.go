@@ -59,11 +59,9 @@ func (p *callProgress) stop() {
 	p.wg.Wait()
 }
 
-// output takes a piece of the call's output as it is produced.
-//
-// Issue 17 seam: nothing calls it yet. When the runtime streams a call's
-// output (tools/output notifications), the bridge's router hands each piece
-// of this call's output here and the progress message quotes its last line.
+// output takes a piece of the call's live output as it is produced (the
+// bridge's router hands it each tools/output of the call); the next
+// progress message quotes its last line.
 func (p *callProgress) output(text string) {
 	line := lastLine(text)
 	if line == "" {

@@ -52,13 +52,17 @@ func (c *carrier) handler(name string) mcpsdk.ToolHandler {
 		meta := req.Params.GetMeta()
 		c.flushNotices(ctx, meta)
 		defer c.flushNotices(ctx, meta)
-		var stop func()
+		// A client that asked for progress gets it with the latest line
+		// of the call's live output; one that did not costs no stream.
+		var progress *callProgress
+		var output func(string)
 		if token := req.Params.GetProgressToken(); token != nil {
-			stop = c.startProgress(ctx, req.Session, token).stop
+			progress = c.startProgress(ctx, req.Session, token)
+			output = progress.output
 		}
-		res, err := c.bridge.call(ctx, name, req.Params.Arguments)
-		if stop != nil {
-			stop()
+		res, err := c.bridge.call(ctx, name, req.Params.Arguments, output)
+		if progress != nil {
+			progress.stop()
 		}
 		if err != nil {
 			return nil, rpcError(err)

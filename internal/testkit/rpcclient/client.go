@@ -37,6 +37,20 @@ type Client struct {
 	replies map[string]Reply
 	dups    []string
 	notes   []Notice
+	outputs []Output
+	seq     int            // messages read so far
+	replied map[string]int // the seq of each reply, for order checks
+}
+
+// Output is one tools/output notification (a piece of a call's live
+// output), with Seq, its place among every message read.
+type Output struct {
+	ID      json.RawMessage `json:"id"`
+	CallID  string          `json:"callId"`
+	Session string          `json:"session"`
+	Text    string          `json:"text"`
+	Dropped int64           `json:"dropped"`
+	Seq     int             `json:"-"`
 }
 
 // Reply is one response.
@@ -58,7 +72,7 @@ type Notice struct {
 
 // New returns a client over c.
 func New(t *testing.T, c transcript.Carrier) *Client {
-	return &Client{t: t, c: c, replies: map[string]Reply{}}
+	return &Client{t: t, c: c, replies: map[string]Reply{}, replied: map[string]int{}}
 }
 
 // Send sends a request and returns its id (as JSON text) without waiting.
@@ -134,10 +148,16 @@ func (c *Client) read(timeout time.Duration) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.seq++
 	if probe.Method != "" {
 		var n Notice
 		if probe.Method == "session/notice" && json.Unmarshal(probe.Params, &n) == nil {
 			c.notes = append(c.notes, n)
+		}
+		var o Output
+		if probe.Method == "tools/output" && json.Unmarshal(probe.Params, &o) == nil {
+			o.Seq = c.seq
+			c.outputs = append(c.outputs, o)
 		}
 		return true
 	}
@@ -150,7 +170,33 @@ func (c *Client) read(timeout time.Duration) bool {
 		c.t.Errorf("request %s was answered twice: %s", id, clip(msg))
 	}
 	c.replies[id] = r
+	c.replied[id] = c.seq
 	return true
+}
+
+// Outputs returns the tools/output pieces of the request with id (as JSON
+// text) received so far, in order, and the seq of its reply (0 before it).
+func (c *Client) Outputs(id string) ([]Output, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []Output
+	for _, o := range c.outputs {
+		if string(o.ID) == id {
+			out = append(out, o)
+		}
+	}
+	return out, c.replied[id]
+}
+
+// Drain reads whatever arrives within d (notifications sent after a
+// reply, which a test wants to prove never come).
+func (c *Client) Drain(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for left := time.Until(deadline); left > 0; left = time.Until(deadline) {
+		if !c.read(left) {
+			return
+		}
+	}
 }
 
 // Notices returns the notices received so far.

@@ -19,6 +19,23 @@ func (t *killTool) Present(call *tools.Call, res *tools.Result) tools.Presentati
 	return presentTask(t.e.set.killName(), "Kill background task ", "other", call, res)
 }
 
+// PresentRunning is the update of a foreground call's card for a piece
+// of its live output (output.Running); a background launch draws no
+// terminal.
+func (t *bashTool) PresentRunning(call *tools.Call, text string) (p tools.Presentation) {
+	name := t.e.set.bashName()
+	defer func() {
+		if recover() != nil {
+			p = tools.Running(tools.Generic(name, call, nil))
+		}
+	}()
+	var a Params
+	if call == nil || tools.Decode(call.Arguments, &a) != nil || strings.TrimSpace(a.Command) == "" || a.RunInBackground {
+		return tools.Running(presentBash(name, call, nil))
+	}
+	return output.Running(output.Command{Command: a.Command, TerminalID: call.ID}, text)
+}
+
 // presentBash renders a bash call as the bash card both profiles share
 // (output.Card), with the description as a text block above the command.
 // A background launch is not a terminal: it ends at once, while its task

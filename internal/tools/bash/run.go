@@ -79,8 +79,10 @@ func (e *executor) execute(ctx context.Context, call *tools.Call, command, dir s
 		return &execution{startErr: err}, nil
 	}
 
-	stdout := output.NewCapture(output.Options{MaxChars: maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-output"})
-	stderr := output.NewCapture(output.Options{MaxChars: maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-stderr"})
+	// A live stream (call.Observe) sees both streams as they arrive, as a
+	// terminal would show them; the result keeps them apart.
+	stdout := output.NewCapture(output.Options{MaxChars: maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-output", Observe: call.Observe})
+	stderr := output.NewCapture(output.Options{MaxChars: maxChars, SpillDir: e.set.spillDir, SpillPrefix: "bash-stderr", Observe: call.Observe})
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() { defer readers.Done(); e.drain(outR, stdout) }()

@@ -174,6 +174,17 @@ func (c *Capture) Discard() {
 	}
 }
 
+// Observe sets the function that sees the clean text from now on (nil:
+// none), first with the text the capture already holds whole: a
+// persistent shell's capture collects what arrives between calls, which
+// the next call's result begins with.
+func (c *Capture) Observe(f func(text []byte)) {
+	c.opts.Observe = f
+	if f != nil && !c.spilled && len(c.buf) > 0 {
+		f(c.buf)
+	}
+}
+
 // Chars is the number of characters written so far (clean text).
 func (c *Capture) Chars() int64 { return c.chars }
 

@@ -24,9 +24,12 @@ type Command struct {
 // _meta.terminal_info for clients with terminals. With a result its status
 // is failed when the command did not succeed (tools.CommandStatus), it
 // holds the result text in a fenced console block for clients without
-// terminals, rawOutput {output, exit_code, signal[, timed_out]} and
-// _meta.terminal_exit. Exit code and signal come from the result's facts,
-// or from its status lines when it has none (a replayed result).
+// terminals (trailing blank lines trimmed), rawOutput {output, exit_code,
+// signal[, timed_out]} with the output as the model read it (not trimmed)
+// and _meta.terminal_exit. Exit code and signal come
+// from the result's facts, or from its status lines when it has none (a
+// replayed result). docs/TOOLS.md says which fields a bridge sends in
+// terminal mode and which in fallback mode.
 func Card(c Command, res *tools.Result) tools.Presentation {
 	p := tools.Presentation{Title: c.Command, Kind: "execute", RawInput: c.Command}
 	if c.Description != "" {
@@ -52,8 +55,37 @@ func Card(c Command, res *tools.Result) tools.Presentation {
 	}
 	p.RawOutput = raw
 	p.Meta = map[string]any{"terminal_exit": map[string]any{"terminal_id": c.TerminalID, "exit_code": code, "signal": sig}}
-	p.Content = append(p.Content, tools.TextBlock(Fence(res.Text)))
+	p.Content = append(p.Content, tools.TextBlock(Fence(trimBlankLines(res.Text))))
 	return p
+}
+
+// Running is the update of a bash card while its command runs: status
+// in_progress and _meta.terminal_output with the newest output (a piece
+// of the live stream), for a client that draws the terminal live. It
+// carries no content, so the card's (the description) stays.
+func Running(c Command, text string) tools.Presentation {
+	return tools.Presentation{
+		Title:  c.Command,
+		Kind:   "execute",
+		Status: "in_progress",
+		Meta:   map[string]any{"terminal_output": map[string]any{"terminal_id": c.TerminalID, "data": text}},
+	}
+}
+
+// trimBlankLines drops the blank lines (empty or only spaces) at the end
+// of text, and its final newline.
+func trimBlankLines(text string) string {
+	for {
+		text = strings.TrimRight(text, "\n")
+		i := strings.LastIndexByte(text, '\n')
+		if strings.TrimSpace(text[i+1:]) != "" {
+			return text
+		}
+		if i < 0 {
+			return ""
+		}
+		text = text[:i]
+	}
 }
 
 // exitOf returns the exit code and signal for terminal_exit (nil when

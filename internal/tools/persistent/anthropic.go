@@ -110,7 +110,7 @@ func (t *anthropicTool) Call(ctx context.Context, call *tools.Call) (*tools.Resu
 	case args.Command == nil:
 		return tools.Errorf(`invalid arguments: "command" is required (or "restart": true to start a fresh shell)`), nil
 	}
-	return t.Tool.Call(ctx, &tools.Call{ID: call.ID, Session: call.Session, Arguments: commandArgs(*args.Command)})
+	return t.Tool.Call(ctx, &tools.Call{ID: call.ID, Session: call.Session, Arguments: commandArgs(*args.Command), Observe: call.Observe})
 }
 
 // commandArgs are the persistent tool's own arguments for a command.
@@ -138,4 +138,14 @@ func (t *anthropicTool) Present(call *tools.Call, res *tools.Result) tools.Prese
 		p.Content = []tools.ContentBlock{tools.TextBlock(res.Text)}
 	}
 	return p
+}
+
+// PresentRunning updates a command's card like the persistent tool; a
+// restart draws no terminal.
+func (t *anthropicTool) PresentRunning(call *tools.Call, text string) tools.Presentation {
+	var args anthropicArgs
+	if call != nil && tools.Decode(call.Arguments, &args) == nil && args.Command != nil && (args.Restart == nil || !*args.Restart) {
+		return t.Tool.PresentRunning(&tools.Call{ID: call.ID, Session: call.Session, Arguments: commandArgs(*args.Command)}, text)
+	}
+	return tools.Running(t.Present(call, nil))
 }

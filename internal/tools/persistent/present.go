@@ -18,3 +18,15 @@ func (t *Tool) Present(call *tools.Call, res *tools.Result) tools.Presentation {
 	}
 	return output.Card(output.Command{Command: *args.Command, TerminalID: call.ID, Cwd: call.Session.Cwd}, res)
 }
+
+// PresentRunning is the update of the call's card for a piece of its live
+// output (output.Running).
+func (t *Tool) PresentRunning(call *tools.Call, text string) tools.Presentation {
+	var args struct {
+		Command *string `json:"command"`
+	}
+	if call == nil || tools.Decode(call.Arguments, &args) != nil || args.Command == nil {
+		return tools.Running(tools.Generic(t.host.Name(t.Name()), call, nil))
+	}
+	return output.Running(output.Command{Command: *args.Command, TerminalID: call.ID}, text)
+}

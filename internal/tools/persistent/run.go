@@ -51,8 +51,9 @@ func (o outcome) reset() bool { return o.died || o.timedOut || o.sendErr != nil 
 
 // exec runs one command. It returns ctx's error, and resets the shell, when
 // ctx ends before the result is handed back: a cancelled call must leave no
-// state change behind that the caller never saw.
-func (s *shell) exec(ctx context.Context, command string, timeout time.Duration) (outcome, error) {
+// state change behind that the caller never saw. observe, when not nil,
+// sees the call's clean output as it is produced (a live stream).
+func (s *shell) exec(ctx context.Context, command string, timeout time.Duration, observe func([]byte)) (outcome, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	// The loop uses the control FIFO for itself until its first report, so
@@ -72,6 +73,7 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration)
 	c := &callState{finished: make(chan struct{})}
 	s.mu.Lock()
 	s.call = c
+	s.cap.out.Observe(observe) // what arrived since the last call is this call's too
 	s.mu.Unlock()
 	if err := s.send(command); err != nil {
 		s.mu.Lock()

@@ -69,7 +69,7 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 	}
 	s.remember(nil)
 
-	o, err := sh.exec(ctx, command, t.timeout)
+	o, err := sh.exec(ctx, command, t.timeout, call.Observe)
 	if err != nil || o.reset() {
 		s.drop(sh)
 	}

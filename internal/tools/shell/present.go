@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 // present shows a batch as one ACP execute card: the commands as the
@@ -56,4 +57,14 @@ func present(call *tools.Call, res *tools.Result) tools.Presentation {
 	p.RawOutput = map[string]any{"output": res.Structured["output"], "exit_code": exitCode, "signal": signal}
 	p.Meta["terminal_exit"] = map[string]any{"terminal_id": call.ID, "exit_code": exitCode, "signal": signal}
 	return p
+}
+
+// PresentRunning is the update of the call's terminal for a piece of its
+// live output (output.Running), titled like its card.
+func (t *tool) PresentRunning(call *tools.Call, text string) tools.Presentation {
+	p := present(call, nil)
+	if p.Meta["terminal_info"] == nil {
+		return tools.Running(p)
+	}
+	return output.Running(output.Command{Command: p.Title, TerminalID: call.ID}, text)
 }

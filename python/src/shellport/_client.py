@@ -23,7 +23,7 @@ import os
 import threading
 import weakref
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,55 @@ class _Pending:
     size: int
 
 
+OutputCallback = Callable[[str], Any]
+
+
+class _LiveOutput:
+    """The live output of one call (tools/output pieces) on its way to on_output.
+
+    The reader thread queues pieces (it never runs user code, so a slow or
+    stuck consumer cannot hold up replies); the caller's own thread, or its
+    event loop for acall, hands them to the consumer in order. What waits
+    here is bounded by the runtime's own cap on a call's stream.
+    """
+
+    def __init__(self, consumer: OutputCallback) -> None:
+        self.consumer = consumer
+        self.pieces: deque[str] = deque()
+        self.lock = threading.Lock()
+        self.ready = threading.Event()
+        self.wake: Callable[[], None] = self.ready.set
+        self.broken = False  # the consumer raised: it gets nothing more
+
+    def push(self, text: str) -> None:
+        with self.lock:
+            self.pieces.append(text)
+        self.wake()
+
+    def take(self) -> list[str]:
+        with self.lock:
+            out = list(self.pieces)
+            self.pieces.clear()
+        return out
+
+    def deliver(self) -> list[Any]:
+        """Pass the queued pieces on; returns what the consumer returned (awaitables)."""
+        results = []
+        for text in self.take():
+            if self.broken:
+                continue
+            try:
+                results.append(self.consumer(text))
+            except Exception:
+                self.broken = True
+                log.warning(
+                    "on_output raised; the call goes on, and the rest of its output "
+                    "reaches only its result",
+                    exc_info=True,
+                )
+        return results
+
+
 class Connection:
     """A JSON-RPC client over one transport."""
 
@@ -67,6 +116,7 @@ class Connection:
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
         self._notices: dict[str, deque[str]] = {}
+        self._live: dict[int, _LiveOutput] = {}
         self._dead: TransportError | None = None
         self._stopping = False
         self._closing = threading.Event()  # set by close(); stops the heartbeat
@@ -114,9 +164,12 @@ class Connection:
     # --- requests ------------------------------------------------------------------
 
     def start(
-        self, method: str, params: Mapping[str, Any]
+        self, method: str, params: Mapping[str, Any], live: _LiveOutput | None = None
     ) -> tuple[int, concurrent.futures.Future[Result]]:
-        """Send a request and return its id and the future of its result."""
+        """Send a request and return its id and the future of its result.
+
+        With live, the request's tools/output pieces are queued there.
+        """
         self.check()
         request_id = next(self._ids)
         data = encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
@@ -125,11 +178,14 @@ class Connection:
             if self._dead is not None:
                 raise _copy(self._dead)
             self._pending[request_id] = _Pending(future, method, len(data))
+            if live is not None:
+                self._live[request_id] = live
         try:
             self._send(data)
         except BaseException as exc:
             with self._lock:
                 self._pending.pop(request_id, None)
+                self._live.pop(request_id, None)
             if isinstance(exc, ProcessExited):
                 # The reader sees the same end and tells the whole story
                 # (with the stderr tail); give it a moment to.
@@ -191,6 +247,90 @@ class Connection:
     async def acall(self, method: str, params: Mapping[str, Any]) -> Result:
         """Send a request and await its result."""
         return await self.await_(*self.start(method, params))
+
+    def call_live(
+        self, method: str, params: Mapping[str, Any], on_output: OutputCallback
+    ) -> Result:
+        """call(), handing each piece of live output to on_output on this thread.
+
+        Every piece arrives before the reply, so all of them have been passed
+        on when this returns; none is after it raised (a cancelled call).
+        """
+        live = _LiveOutput(on_output)
+        request_id, future = self.start(method, params, live)
+        future.add_done_callback(lambda _: live.wake())
+        try:
+            while True:
+                live.ready.wait(WAIT_SLICE)
+                live.ready.clear()
+                live.deliver()
+                if future.done():
+                    live.deliver()
+                    return future.result()
+                self.check()
+        except KeyboardInterrupt:
+            self.cancel(request_id)
+            raise
+        finally:
+            self._drop_live(request_id)
+
+    async def acall_live(
+        self, method: str, params: Mapping[str, Any], on_output: OutputCallback
+    ) -> Result:
+        """acall(), handing each piece of live output to on_output on the event loop.
+
+        on_output may be a coroutine function: each call is awaited before
+        the next piece. Cancelling the awaiting task cancels the request, and
+        on_output sees nothing more.
+        """
+        import asyncio
+        import inspect
+
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+        live = _LiveOutput(on_output)
+
+        def wake_up() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed
+                loop.call_soon_threadsafe(wake.set)
+
+        live.wake = wake_up
+        request_id, future = self.start(method, params, live)
+        future.add_done_callback(lambda _: wake_up())
+        try:
+            while True:
+                await wake.wait()
+                wake.clear()
+                while True:
+                    pending = live.deliver()
+                    for value in pending:
+                        if not inspect.isawaitable(value):
+                            continue
+                        if live.broken:  # an earlier piece's coroutine raised
+                            close = getattr(value, "close", None)
+                            if close is not None:
+                                close()
+                            continue
+                        try:
+                            await value
+                        except Exception:
+                            live.broken = True
+                            log.warning("on_output raised; the call goes on", exc_info=True)
+                    if not live.pieces:
+                        break
+                if future.done():
+                    return future.result()
+        except asyncio.CancelledError:
+            self.cancel(request_id)
+            raise
+        finally:
+            self._drop_live(request_id)
+
+    def _drop_live(self, request_id: int) -> None:
+        with self._lock:
+            live = self._live.pop(request_id, None)
+        if live is not None:
+            live.broken = True  # a piece still queued is never passed on
 
     # --- heartbeat -----------------------------------------------------------------
 
@@ -312,11 +452,19 @@ class Connection:
         return None
 
     def _on_notification(self, message: dict[str, Any]) -> None:
-        if message.get("method") != "session/notice":
-            return  # tools/output and future notifications: not surfaced yet
+        method = message.get("method")
         params = message.get("params")
         if not isinstance(params, dict):
             return
+        if method == "tools/output":
+            request_id, text = params.get("id"), params.get("text")
+            with self._lock:
+                live = self._live.get(request_id) if isinstance(request_id, int) else None
+            if live is not None and isinstance(text, str):
+                live.push(text)
+            return
+        if method != "session/notice":
+            return  # future notifications
         session, text = params.get("session"), params.get("text")
         if isinstance(session, str) and isinstance(text, str):
             with self._lock:

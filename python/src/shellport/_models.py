@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,36 @@ def call_params(
         params["arguments"] = {}
     if call_id is not None:
         params["callId"] = call_id
+    return params
+
+
+def present_params(
+    name: str,
+    arguments: Any,
+    result: ToolResult | Mapping[str, Any] | None,
+    call_id: str | None,
+    session: str | None,
+    cwd: str | os.PathLike[str] | None,
+    output: str | None,
+) -> dict[str, Any]:
+    """The params of one tools/present request."""
+    params: dict[str, Any] = {"name": name, "arguments": {} if arguments is None else arguments}
+    if isinstance(result, ToolResult):
+        params["result"] = result.raw or {
+            "content": result.content,
+            "isError": result.is_error,
+            "structuredContent": result.meta,
+        }
+    elif result is not None:
+        params["result"] = dict(result) if isinstance(result, Mapping) else result
+    if call_id is not None:
+        params["callId"] = call_id
+    if session is not None:
+        params["session"] = session
+    if cwd is not None:
+        params["cwd"] = os.fspath(cwd)
+    if output is not None:
+        params["output"] = output
     return params
 
 

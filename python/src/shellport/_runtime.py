@@ -16,7 +16,7 @@ from typing import Any, Union
 from . import _native
 from ._client import Connection
 from ._exceptions import ProcessExited, ProtocolError, TransportClosed, VersionMismatch
-from ._models import list_tools
+from ._models import ToolResult, list_tools, present_params
 from ._session import Session
 from ._transports.base import CLOSED
 from ._transports.selection import Chosen, TransportSpec, check_spec, open_transport
@@ -206,6 +206,32 @@ class Runtime:
         whether it has network; ``Session.tools`` words it for one session.
         """
         return list_tools(self._connection(), format, strict, None)
+
+    def present(
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        result: ToolResult | Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        session: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        output: str | None = None,
+    ) -> dict[str, Any]:
+        """Render a call's presentation at every stage, without running anything.
+
+        Returns ``{"call": ..., "running": ..., "completed": ...}``: the ACP
+        tool-call card a UI draws when the model asks for the call, the
+        update for a piece of live output (``output``) while it runs, and —
+        when ``result`` (a ToolResult or a logged tools/call result) is given
+        — the completed card, exactly as the call's own result presents it.
+        ``session`` (or ``cwd``, for a session that is gone) is where a
+        relative ``workdir`` resolves. Arguments of any shape give a card (a
+        generic one when the tool cannot read them); it raises only for a
+        lost runtime or an unknown session.
+        """
+        params = present_params(name, arguments, result, call_id, session, cwd, output)
+        return self._connection().call("tools/present", params)
 
     def close(self) -> None:
         """Shut the runtime down, killing every process it started. Safe to call twice."""

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ._client import Connection
 from ._exceptions import ShellportError
-from ._models import ToolResult, call_params, list_tools, parse_tool_result
+from ._models import ToolResult, call_params, list_tools, parse_tool_result, present_params
 
 if TYPE_CHECKING:  # for the annotation of Session.runtime only
     from ._runtime import Runtime
@@ -89,7 +89,12 @@ class Session:
         return self._runtime
 
     def call(
-        self, name: str, arguments: Mapping[str, Any] | None = None, *, call_id: str | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        call_id: str | None = None,
+        on_output: Callable[[str], Any] | None = None,
     ) -> ToolResult:
         """Call a tool and block until it answers.
 
@@ -98,16 +103,55 @@ class Session:
         A Ctrl-C while waiting cancels the call in the runtime and re-raises
         KeyboardInterrupt. A tool that fails returns a ToolResult; exceptions
         are for protocol errors and a lost runtime.
+
+        ``on_output(text)``, when given, receives each new piece of the
+        command's output while it runs (bash, one-shot and persistent; other
+        tools never call it), on this thread, all of it before ``call``
+        returns: the text the model will read, cleaned the same way. The
+        result is exactly what it is without it. If on_output raises, the
+        call goes on and it is not called again (the error is logged).
         """
         params = call_params(self._id, name, arguments, call_id)
-        return parse_tool_result(self._conn.call("tools/call", params))
+        if on_output is None:
+            return parse_tool_result(self._conn.call("tools/call", params))
+        params["stream"] = True
+        return parse_tool_result(self._conn.call_live("tools/call", params, on_output))
 
     async def acall(
-        self, name: str, arguments: Mapping[str, Any] | None = None, *, call_id: str | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        call_id: str | None = None,
+        on_output: Callable[[str], Any] | None = None,
     ) -> ToolResult:
-        """Call a tool from asyncio; cancelling the awaiting task cancels the call."""
+        """Call a tool from asyncio; cancelling the awaiting task cancels the call.
+
+        ``on_output`` is as for ``call``, run on the event loop; it may be a
+        coroutine function (each piece is awaited before the next).
+        """
         params = call_params(self._id, name, arguments, call_id)
-        return parse_tool_result(await self._conn.acall("tools/call", params))
+        if on_output is None:
+            return parse_tool_result(await self._conn.acall("tools/call", params))
+        params["stream"] = True
+        return parse_tool_result(await self._conn.acall_live("tools/call", params, on_output))
+
+    def present(
+        self,
+        name: str,
+        arguments: Any = None,
+        *,
+        result: ToolResult | Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        output: str | None = None,
+    ) -> dict[str, Any]:
+        """A call's presentation at every stage, in this session; nothing runs.
+
+        See ``Runtime.present``; a relative ``workdir`` resolves against this
+        session's cwd.
+        """
+        params = present_params(name, arguments, result, call_id, self._id, None, output)
+        return self._conn.call("tools/present", params)
 
     def notices(self) -> list[str]:
         """Return and forget the notices queued for this session (background tasks done)."""
