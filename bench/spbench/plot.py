@@ -181,7 +181,7 @@ def draw(res: dict[str, Any], path: str) -> str:
     floor = c.get("persistent_true", {}).get("contenders", {}).get("floor", {}).get("p50")
     _bars(
         axes[2][2],
-        "no-op call (view of a 2-byte file), p50; floor: raw-PTY round trip",
+        "no-op call (2-byte view) p50; floor: PTY round trip",
         {"floor": floor * 1e3, **noop} if floor else noop,
         "ms",
         False,

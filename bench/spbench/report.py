@@ -187,7 +187,9 @@ def _cold(case: dict[str, Any]) -> str:
         "(`Runtime()` is lazy; this is its first use), and opening a session plus the first "
         "persistent `true`. For the floor the last column is spawning its bash and the first "
         "marker; for pexpect and SWE-ReX, starting their shell and the first command. "
-        "Medians.\n\n"
+        "shellport's package is byte-compiled first, as pip does when it installs a wheel "
+        "(an editable install otherwise compiles it on every import when "
+        "PYTHONDONTWRITEBYTECODE is set). Medians.\n\n"
         + _table(
             ["Contender", "import", "runtime start", "first call", "total"]
             + [f"{s} ÷ this" for s in SP],
