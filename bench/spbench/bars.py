@@ -469,9 +469,14 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "bash. A shellport session's shell goes through the C supervisor (fork and exec "
             "of the helper, then fork and exec of bash, both confined to the session's "
             "process group and reaped), creates two FIFOs and a private temporary directory, "
-            "runs the driver's boot script and a first round trip; closing kills the whole "
-            "process group, waits until every process of it is gone (the containment "
-            "guarantee) and removes the directory.",
+            "runs the driver's boot script and a first round trip. Closing is what is far "
+            "from the floor: each session's supervisor, once told to end, kills its "
+            "program and then scans every process on the machine (/proc) for descendants "
+            "that escaped with setsid or a double fork, until none is left (the containment "
+            "guarantee); closing N sessions so reads /proc N times while thousands of "
+            "processes are live. Walking only the supervisor's own subtree "
+            "(/proc/PID/task/*/children; escapees are reparented to it, a subreaper) would "
+            "make that cost grow with the session's own processes instead.",
         )
     )
     solo = {n: _get(ls, n, "solo_p99") for n in SP}
