@@ -10,6 +10,10 @@
 //	shellport_free(msg);
 //	char *reply = shellport_call(h, request);  // send and wait for this request's reply
 //	shellport_free(reply);
+//	long long t = shellport_start(h, request);  // send; the reply waits for shellport_wait
+//	unsigned long long queued;
+//	char *r = shellport_wait(h, t, 200, &queued); // that reply, or NULL on timeout
+//	shellport_forget(h, t);               // or give up on it
 //	shellport_close(h);                   // kills every process the runtime started
 //
 // Every returned string is allocated with malloc and must be released with
@@ -176,6 +180,80 @@ func shellport_call(h C.longlong, request *C.char) (out *C.char) {
 		return nil
 	}
 	return cstring(reply)
+}
+
+// shellport_start sends a request whose reply is kept for shellport_wait
+// (never also queued for shellport_recv) and returns its ticket, > 0. A
+// notification returns 0 (no reply comes); -1 means an unknown or closed
+// handle, -2 that the library failed.
+//
+//export shellport_start
+func shellport_start(h C.longlong, request *C.char) (t C.longlong) {
+	defer func() {
+		if recover() != nil {
+			t = -2
+		}
+	}()
+	testOnlyEnter()
+	conn := lookup(h)
+	if conn == nil || request == nil {
+		return -1
+	}
+	id, err := conn.Start([]byte(C.GoString(request)))
+	if err != nil {
+		return -1
+	}
+	return C.longlong(id)
+}
+
+// shellport_wait returns the reply to the request of ticket t, waiting up
+// to timeout_ms milliseconds (capped at 60 s); the ticket is then spent.
+// NULL means no reply yet, or that the handle is closed or the ticket
+// unknown. When queued is not NULL, it receives how many messages
+// shellport_recv had been given before the reply: a caller that reads
+// notifications on another thread knows the ones sent ahead of the reply
+// once it has read that many.
+//
+//export shellport_wait
+func shellport_wait(h C.longlong, t C.longlong, timeoutMs C.int, queued *C.ulonglong) (out *C.char) {
+	defer func() {
+		if v := recover(); v != nil {
+			out = errorReply(rpc.CodeInternalError, "internal error: shellport_wait panicked: %v", v)
+		}
+	}()
+	testOnlyEnter()
+	conn := lookup(h)
+	if conn == nil {
+		return nil
+	}
+	timeout := time.Duration(max(0, min(int(timeoutMs), 60_000))) * time.Millisecond
+	reply, n, err := conn.Wait(int64(t), timeout)
+	if err != nil || reply == nil {
+		return nil
+	}
+	if queued != nil {
+		*queued = C.ulonglong(n)
+	}
+	return cstring(reply)
+}
+
+// shellport_forget gives up on the reply of ticket t (it is discarded when
+// it comes). Returns 0, or -1 for an unknown handle.
+//
+//export shellport_forget
+func shellport_forget(h C.longlong, t C.longlong) (rc C.int) {
+	defer func() {
+		if recover() != nil {
+			rc = -2
+		}
+	}()
+	testOnlyEnter()
+	conn := lookup(h)
+	if conn == nil {
+		return -1
+	}
+	conn.Forget(int64(t))
+	return 0
 }
 
 // shellport_free releases a string returned by this library. NULL is fine.

@@ -95,6 +95,7 @@ def cold_start(ctx: Context) -> dict[str, Any]:
                 n,
                 f"not run: {COLD_NEEDS[n]} {ctx.peer_reason(COLD_NEEDS[n])}",
             )
+    _compile_package()
     runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     for rep in range(z.cold_reps):
         ctx.progress(f"cold start: repetition {rep + 1}/{z.cold_reps}")
@@ -131,26 +132,40 @@ def cold_start(ctx: Context) -> dict[str, Any]:
 
 def scale(ctx: Context) -> dict[str, Any]:
     z = ctx.sizes
+    return _many(ctx, "scale", z.scale_sessions, z.scale_calls, z.scale_bursts, z.scale_reps)
+
+
+def live_sessions(ctx: Context) -> dict[str, Any]:
+    """Issue 16: many live persistent sessions, opened and closed all at once.
+
+    No bursts: the case is what holding them costs (open all, close all,
+    one caller at a time, memory and descriptors per session).
+    """
+    z = ctx.sizes
+    return _many(ctx, "live_sessions", z.live_sessions, 0, 0, z.live_reps)
+
+
+def _many(
+    ctx: Context, case: str, sessions: int, calls: int, bursts: int, reps: int
+) -> dict[str, Any]:
     names = ["floor", "shellport-library", "shellport-process"]
     runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
-    for rep in range(z.scale_reps):
+    for rep in range(reps):
         for name in names:
-            ctx.progress(
-                f"scale: {z.scale_sessions} sessions, repetition {rep + 1}/{z.scale_reps}, {name}"
-            )
+            ctx.progress(f"{case}: {sessions} sessions, repetition {rep + 1}/{reps}, {name}")
             r = ctx.child(
                 {
                     "kind": "scale",
                     "contender": name,
-                    "sessions": z.scale_sessions,
-                    "calls": z.scale_calls,
-                    "bursts": z.scale_bursts,
+                    "sessions": sessions,
+                    "calls": calls,
+                    "bursts": bursts,
                     "cwd": ctx.workdir,
                 },
-                timeout=600.0,
+                timeout=900.0,
             )
             if "error" in r:
-                ctx.problem("scale", name, r["error"])
+                ctx.problem(case, name, r["error"])
                 runs[name].append(r)
                 continue
             for key in (
@@ -160,19 +175,19 @@ def scale(ctx: Context) -> dict[str, Any]:
             ):
                 if r.get(key):
                     ctx.problem(
-                        "scale",
+                        case,
                         name,
                         f"{key}: pids {r[key][:10]} ({len(r[key])} in all)",
                     )
             if r.get("bad_count"):
                 ctx.problem(
-                    "scale",
+                    case,
                     name,
                     f"{r['bad_count']} wrong results, e.g. {r['bad_results']}",
                 )
-            bursts = r.pop("bursts", [])
-            lat = [x for b in bursts for x in b["latencies"]]
-            busy = sum(b["seconds"] for b in bursts)
+            done = r.pop("bursts", [])
+            lat = [x for b in done for x in b["latencies"]]
+            busy = sum(b["seconds"] for b in done)
             r["calls"] = len(lat)
             r["throughput"] = len(lat) / busy if busy else None
             r["p50"], r["p90"], r["p99"] = pct(lat, 50), pct(lat, 90), pct(lat, 99)
@@ -202,6 +217,16 @@ def scale(ctx: Context) -> dict[str, Any]:
                 "live_processes",
             )
         }
+        summary[name]["per_session"] = {
+            k: median([_get_ps(r, k) for r in good])
+            for k in (
+                "runtime_bytes",
+                "runtime_fds",
+                "supervisors",
+                "supervisor_private_bytes",
+                "supervisor_fds",
+            )
+        }
         summary[name]["left_behind"] = sum(
             len(r.get("left_after_close", []))
             + len(r.get("zombies_after_close", []))
@@ -210,12 +235,32 @@ def scale(ctx: Context) -> dict[str, Any]:
         )
     p99 = {n: [r.get("p99") for r in rs] for n, rs in runs.items()}
     return {
-        "sessions": z.scale_sessions,
-        "calls_per_session_per_burst": z.scale_calls,
-        "bursts": z.scale_bursts,
+        "sessions": sessions,
+        "calls_per_session_per_burst": calls,
+        "bursts": bursts,
         "summary": summary,
         "runs": runs,
         "ratios": {
             n: {"floor": ratio(p99[n], p99["floor"])} for n in p99 if n != "floor"
         },
     }
+
+
+def _get_ps(run: dict[str, Any], key: str) -> Any:
+    per = run.get("per_session")
+    return per.get(key) if isinstance(per, dict) else None
+
+
+def _compile_package() -> None:
+    """Byte-compile shellport as pip does when it installs a wheel.
+
+    An editable install has no bytecode until something writes it, and
+    with PYTHONDONTWRITEBYTECODE set nothing does: every cold import would
+    then compile the package from source, which no installed user pays
+    (issue 16). compileall writes the caches even under that variable.
+    """
+    import compileall
+
+    import shellport
+
+    compileall.compile_dir(os.path.dirname(shellport.__file__), quiet=1)

@@ -3,9 +3,11 @@ transport overhead; and the seq output case, one child per measurement."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from typing import Any, Callable
 
+from . import procs
 from .context import Context
 from .shells import FACTORIES, NEEDS, Shell
 from .stats import ratio, summarize, time_calls
@@ -21,6 +23,7 @@ RTT_ORDER = [
 ]
 SLOW = {"pexpect", "swe-rex"}  # fixed sleeps per call: fewer calls, same repetitions
 SHELLPORT = ["shellport-library", "shellport-process"]
+CPU_ORDER = ["floor", *SHELLPORT]  # whose CPU per call is measured
 
 
 def _open(ctx: Context, case: str, names: list[str]) -> dict[str, Shell]:
@@ -59,16 +62,27 @@ def persistent_rtt(ctx: Context) -> dict[str, Any]:
         time_calls(
             lambda sh=sh: sh.run("true"), 2 if sh.name in SLOW else 20
         )  # warm up
+    # CPU (user + system) of this process and every descendant while one
+    # contender runs its calls: the caller, the runtime, the supervisor and
+    # bash (issue 16). The others are idle meanwhile.
+    cpu: dict[str, dict[str, float]] = {n: {"seconds": 0.0, "calls": 0} for n in CPU_ORDER}
+    me = os.getpid()
     for rep in range(z.reps):
         ctx.progress(f"persistent `true`: repetition {rep + 1}/{z.reps}")
         for name, sh in shells.items():
             n = z.slow_calls if name in SLOW else z.fast_calls
+            c0 = procs.cpu_seconds(me) if name in cpu else None
             try:
                 samples[name].append(time_calls(lambda sh=sh: sh.run("true"), n))
             except Exception as exc:
                 ctx.problem(
                     "persistent_true", name, f"failed in repetition {rep + 1}: {exc!r}"
                 )
+                continue
+            c1 = procs.cpu_seconds(me) if c0 is not None else None
+            if c0 is not None and c1 is not None:
+                cpu[name]["seconds"] += c1 - c0
+                cpu[name]["calls"] += n
     for sh in shells.values():
         try:
             sh.close()
@@ -76,9 +90,18 @@ def persistent_rtt(ctx: Context) -> dict[str, Any]:
             ctx.problem("persistent_true", sh.name, f"close failed: {exc!r}")
     summary = {n: summarize(s) for n, s in samples.items() if s}
     rep_p50 = {n: v["rep_p50"] for n, v in summary.items()}
+    per_call = {
+        n: v["seconds"] / v["calls"] for n, v in cpu.items() if v["calls"] and v["seconds"]
+    }
     return {
         "contenders": summary,
         "ratios": _ratios(rep_p50, SHELLPORT + ["shellport-library-acall"]),
+        "cpu_per_call": per_call,
+        "cpu_ratio": {
+            n: per_call[n] / per_call["floor"]
+            for n in SHELLPORT
+            if n in per_call and per_call.get("floor")
+        },
     }
 
 

@@ -41,6 +41,8 @@ class Sizes:
     scale_calls: int
     scale_bursts: int
     scale_reps: int
+    live_sessions: int = 2048
+    live_reps: int = 1
     remote_containers: int = 32
     remote_calls: int = 50
     remote_reps: int = 3
@@ -80,6 +82,7 @@ SMOKE = Sizes(
     scale_calls=3,
     scale_bursts=1,
     scale_reps=1,
+    live_sessions=6,
     remote_containers=2,
     remote_calls=3,
     remote_reps=1,

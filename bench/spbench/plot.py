@@ -45,7 +45,7 @@ def _bars(
 
 def draw(res: dict[str, Any], path: str) -> str:
     c = res.get("cases", {})
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8))
+    fig, axes = plt.subplots(3, 3, figsize=(15, 12))
     pt = c.get("persistent_true", {}).get("contenders", {})
     _bars(
         axes[0][0],
@@ -150,6 +150,42 @@ def draw(res: dict[str, Any], path: str) -> str:
     ax.tick_params(labelsize=8)
     ax.set_title("cold start (median)", fontsize=10)
     ax.set_xlabel("ms", fontsize=8)
+    # Issue 16's cases: CPU per call, many live sessions, the no-op call.
+    cpu = c.get("persistent_true", {}).get("cpu_per_call", {})
+    _bars(
+        axes[2][0],
+        "CPU per persistent `true` (every process)",
+        {n: v * 1e6 for n, v in cpu.items()},
+        "µs",
+        False,
+    )
+    lv = c.get("live_sessions", {})
+    ls = lv.get("summary", {})
+    ax = axes[2][1]
+    ln = list(ls)
+    for j, (key, label) in enumerate((("open_seconds", "open all"), ("close_seconds", "close all"))):
+        ax.barh(
+            [i + j * 0.4 for i in range(len(ln))],
+            [ls[n].get(key) or 0 for n in ln],
+            height=0.4,
+            label=label,
+            color=["#9ecae1", "#3182bd"][j],
+        )
+    ax.set_yticks([i + 0.2 for i in range(len(ln))], ln, fontsize=8)
+    ax.invert_yaxis()
+    ax.legend(fontsize=7)
+    ax.set_title(f"{lv.get('sessions')} live persistent sessions", fontsize=10)
+    ax.set_xlabel("s", fontsize=8)
+    tr = c.get("transport", {}).get("view 2-byte file", {}).get("contenders", {})
+    noop = {f"shellport-{n}": (v.get("p50") or 0) * 1e3 for n, v in tr.items()}
+    floor = c.get("persistent_true", {}).get("contenders", {}).get("floor", {}).get("p50")
+    _bars(
+        axes[2][2],
+        "no-op call (2-byte view) p50; floor: PTY round trip",
+        {"floor": floor * 1e3, **noop} if floor else noop,
+        "ms",
+        False,
+    )
     fig.suptitle(
         f"shellport {res.get('host', {}).get('shellport')} against its peers — "
         f"{res.get('date')} (blue: shellport, grey: floor and baselines, red: peers)",

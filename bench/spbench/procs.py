@@ -147,3 +147,33 @@ def children_named(root: int, name: str) -> set[int]:
         if os.path.basename(exe) == name:
             out.add(pid)
     return out
+
+
+def cpu_seconds(root: int) -> float | None:
+    """User + system CPU time of root and every live descendant, in seconds (Linux)."""
+    if not _PROC:
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in [root, *descendants(root)]:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                data = f.read()
+        except OSError:
+            continue
+        rest = data[data.rfind(")") + 2 :].split()
+        total += int(rest[11]) + int(rest[12])  # utime, stime
+    return total / tick
+
+
+def private_bytes(pid: int) -> int | None:
+    """Memory only pid holds (Private_Clean + Private_Dirty of smaps_rollup), Linux only."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            total = 0
+            for line in f:
+                if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                    total += int(line.split()[1]) * 1024
+            return total
+    except OSError:
+        return None

@@ -187,7 +187,9 @@ def _cold(case: dict[str, Any]) -> str:
         "(`Runtime()` is lazy; this is its first use), and opening a session plus the first "
         "persistent `true`. For the floor the last column is spawning its bash and the first "
         "marker; for pexpect and SWE-ReX, starting their shell and the first command. "
-        "Medians.\n\n"
+        "shellport's package is byte-compiled first, as pip does when it installs a wheel "
+        "(an editable install otherwise compiles it on every import when "
+        "PYTHONDONTWRITEBYTECODE is set). Medians.\n\n"
         + _table(
             ["Contender", "import", "runtime start", "first call", "total"]
             + [f"{s} ÷ this" for s in SP],
@@ -236,6 +238,78 @@ def _scale(case: dict[str, Any]) -> str:
                 "fds",
                 "open all",
                 "close all",
+                "left behind",
+            ],
+            rows,
+        )
+    )
+
+
+def _cpu(case: dict[str, Any]) -> str:
+    cpu = case.get("cpu_per_call") or {}
+    if not cpu:
+        return ""
+    floor = cpu.get("floor")
+    rows = [
+        [f"`{n}`", f"{v * 1e6:.0f} µs", f"{v / floor:.2f}×" if floor else "n/a"]
+        for n, v in cpu.items()
+    ]
+    return (
+        "\n\nCPU per call: user + system time of this process and every descendant (the "
+        "runtime process, the supervisor, bash) while one contender runs its calls of all "
+        "repetitions, divided by the calls (clock ticks of 10 ms, so only the sum over all "
+        "repetitions is precise enough).\n\n"
+        + _table(["Contender", "CPU per call", "÷ floor"], rows)
+    )
+
+
+def _live(case: dict[str, Any]) -> str:
+    ss = case.get("summary", {})
+    rows = []
+    for n, v in ss.items():
+        per = v.get("per_session") or {}
+
+        def kb(b: float | None) -> str:
+            return "n/a" if b is None else f"{b / 1024:.0f} KB"
+
+        def num(x: float | None) -> str:
+            return "n/a" if x is None else f"{x:.1f}"
+
+        rows.append(
+            [
+                f"`{n}`",
+                ms(v.get("open_seconds")),
+                ms(v.get("close_seconds")),
+                f"{ms(v.get('solo_p50'))} / {ms(v.get('solo_p99'))}",
+                kb(per.get("runtime_bytes")),
+                num(per.get("runtime_fds")),
+                f"{per.get('supervisors') or 0:.0f}",
+                kb(per.get("supervisor_private_bytes")),
+                num(per.get("supervisor_fds")),
+                str(v.get("left_behind")),
+            ]
+        )
+    return (
+        f"## {case.get('sessions')} live persistent sessions\n\n"
+        f"{case.get('sessions')} sessions opened at once, each with its persistent shell "
+        "started by a first `true` (asyncio `acall`; the floor starts as many bashes on raw "
+        "PTYs), then every session called twice, one call at a time, then all closed at "
+        "once. Per session: the growth of the process that holds the shells (the host for "
+        "the library and the floor, the runtime process for the process transport) from "
+        "before the first session, divided by the sessions, and the per-session supervisors' "
+        "private memory (Private_Clean + Private_Dirty) and descriptors. After closing, "
+        "every process that was a descendant before must be gone.\n\n"
+        + _table(
+            [
+                "Contender",
+                "open all",
+                "close all",
+                "one at a time p50 / p99",
+                "runtime memory / session",
+                "runtime fds / session",
+                "supervisors",
+                "supervisor memory / session",
+                "supervisor fds / session",
                 "left behind",
             ],
             rows,
@@ -431,6 +505,7 @@ def render(res: dict[str, Any], json_name: str, png: str | None) -> str:
                 c["persistent_true"],
                 "floor",
             )
+            + _cpu(c["persistent_true"])
         )
     if "seq_output" in c:
         parts.append(_seq(c["seq_output"]))
@@ -452,6 +527,8 @@ def render(res: dict[str, Any], json_name: str, png: str | None) -> str:
         parts.append(_cold(c["cold_start"]))
     if "scale" in c:
         parts.append(_scale(c["scale"]))
+    if "live_sessions" in c:
+        parts.append(_live(c["live_sessions"]))
     if "transport" in c:
         parts.append(_transport(res))
     if "live_output" in c:

@@ -28,6 +28,7 @@ CASES: list[tuple[str, str, Callable[[Context], dict[str, Any]]]] = [
     ("editor", "str_replace_editor on a large file", cases_child.editor),
     ("cold_start", "cold start", cases_child.cold_start),
     ("scale", "many live sessions at once", cases_child.scale),
+    ("live_sessions", "thousands of live persistent sessions", cases_child.live_sessions),
     ("transport", "transport overhead per call", cases_shell.transport),
     ("live_output", "bash calls with and without live output", cases_live.live_output),
     ("sandbox", "sandboxed against unsandboxed sessions", cases_sandbox.sandbox),

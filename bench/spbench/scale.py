@@ -48,8 +48,21 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
     me = os.getpid()
     rss0 = procs.rss(me)
     clock = time.perf_counter
-    t = clock()
     bad: list[str] = []
+    # What the runtime holds before any session: per-session costs are the
+    # growth from here (issue 16).
+    runtime_pid = me
+    if name != "floor":
+        import shellport
+
+        rt = shellport.Runtime(
+            config={"profile": "persistent"}, transport=name.split("-", 1)[1]
+        )
+        rt.tools()  # starts the runtime
+        pids = procs.children_named(me, "shellport")
+        runtime_pid = max(pids) if name.endswith("process") and pids else me
+    base_rss, base_fds = procs.rss(runtime_pid), procs.fd_count(runtime_pid)
+    t = clock()
     if name == "floor":
         shells = [RawPtyShell(cwd) for _ in range(n)]
 
@@ -62,13 +75,7 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
             return run
 
         runners = [runner(sh) for sh in shells]
-        runtime_pid = me
     else:
-        import shellport
-
-        rt = shellport.Runtime(
-            config={"profile": "persistent"}, transport=name.split("-", 1)[1]
-        )
         sessions = [rt.session(cwd=cwd) for _ in range(n)]
 
         def runner(s: Any) -> Any:
@@ -87,8 +94,6 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
         await asyncio.gather(
             *(r() for r in runners)
         )  # every shell is live from here on
-        pids = procs.children_named(me, "shellport")
-        runtime_pid = max(pids) if name.endswith("process") and pids else me
     open_seconds = clock() - t
     results = [await _burst(runners, calls) for _ in range(bursts)]
     # The same live sessions, one call at a time: what holding N shells costs
@@ -100,7 +105,24 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
             await run()
             solo.append(clock() - t1)
     live = procs.descendants(me)
+    # The per-session supervisors (the C spawn helper between the runtime
+    # and each bash) are part of what a session costs: their private memory
+    # and descriptors count.
+    helpers = procs.children_named(me, "shellport-spawn-helper")
+    helper_private = [procs.private_bytes(p) for p in helpers]
+    helper_fds = [procs.fd_count(p) for p in helpers]
+    rss_now, fds_now = procs.rss(runtime_pid), procs.fd_count(runtime_pid)
+    per_session = {
+        "runtime_bytes": (rss_now - base_rss) / n if rss_now and base_rss else None,
+        "runtime_fds": (fds_now - base_fds) / n if fds_now and base_fds else None,
+        "supervisors": len(helpers),
+        "supervisor_private_bytes": (
+            sum(v for v in helper_private if v) / n if helpers else 0.0
+        ),
+        "supervisor_fds": sum(v for v in helper_fds if v) / n if helpers else 0.0,
+    }
     facts = {
+        "per_session": per_session,
         "runtime_pid_is_host": runtime_pid == me,
         "runtime_rss": procs.rss(runtime_pid),
         "runtime_rss_host_start": rss0,

@@ -200,6 +200,49 @@ static void testHandles(void) {
     checkCall(h, "call after close", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", "-32003", NULL);
 }
 
+/* Issue 16: a started request's reply waits for shellport_wait (never for
+ * shellport_recv), with the count of messages recv was given before it. */
+static void testTickets(void) {
+    long long h = shellport_open(echoTools);
+    check(shellport_send(h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"id\":\"s\"}}") == 0,
+          "send session/new", NULL);
+    char *m = recvUntil(h, "\"id\":1,");
+    check(m != NULL, "session/new answered through recv", m);
+    shellport_free(m);
+    long long t = shellport_start(h, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"session\":\"s\",\"name\":\"_notify\",\"arguments\":{\"text\":\"hi\"}}}");
+    check(t > 0, "start gives a ticket", NULL);
+    unsigned long long queued = 0;
+    char *r = NULL;
+    for (int i = 0; i < 200 && r == NULL; i++) r = shellport_wait(h, t, 100, &queued); /* a hang guard */
+    check(has(r, "\"id\":2,") && has(r, "queued"), "wait gets the reply", r);
+    check(queued == 2, "the notice was queued before the reply", NULL);
+    shellport_free(r);
+    check(shellport_wait(h, t, 0, NULL) == NULL, "a spent ticket gives nothing", NULL);
+    m = recvUntil(h, "session/notice");
+    check(has(m, "\"hi\""), "the notice went to recv", m);
+    shellport_free(m);
+    check(shellport_recv(h, 0) == NULL, "the reply did not also go to recv", NULL);
+    check(shellport_start(h, "{\"jsonrpc\":\"2.0\",\"method\":\"$/ping\"}") == 0, "a notification has no ticket", NULL);
+    t = shellport_start(h, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"session\":\"s\",\"name\":\"_sleep\",\"arguments\":{\"ms\":60000}}}");
+    check(t > 0 && shellport_wait(h, t, 10, NULL) == NULL, "wait times out", NULL);
+    check(shellport_forget(h, t) == 0 && shellport_wait(h, t, 0, NULL) == NULL, "a forgotten ticket gives nothing", NULL);
+    check(shellport_start(h, NULL) == -1, "start NULL request", NULL);
+    check(shellport_start(999999, "{}") == -1 && shellport_forget(999999, 1) == -1 &&
+              shellport_wait(999999, 1, 0, NULL) == NULL, "tickets of an unknown handle", NULL);
+    t = shellport_start(h, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"session\":\"s\",\"name\":\"_sleep\",\"arguments\":{\"ms\":60000}}}");
+    check(shellport_close(h) == 0, "close", NULL);
+    check(shellport_wait(h, t, 10, NULL) == NULL && shellport_start(h, "{}") == -1, "tickets after close", NULL);
+    shellport_testonly_panic_next(1);
+    check(shellport_start(h, "{}") == -2, "start panic is -2", NULL);
+    shellport_testonly_panic_next(1);
+    r = shellport_wait(h, 1, 0, NULL);
+    check(has(r, "shellport_wait panicked"), "wait panic is an internal error", r);
+    shellport_free(r);
+    shellport_testonly_panic_next(1);
+    check(shellport_forget(h, 1) == -2, "forget panic is -2", NULL);
+    shellport_testonly_panic_next(0);
+}
+
 /* Issue 18: every recovery path answers instead of crashing the host. */
 static void testPanics(void) {
     long long h = shellport_open(NULL);
@@ -225,6 +268,7 @@ int main(int argc, char **argv) {
     testDuplicateIDs();
     testHandles();
     testPanics();
+    testTickets();
     testConcurrentClose();
     if (argc > 1 && shellport_testonly_write_coverage(argv[1]) != 0) {
         printf("FAIL coverage: could not write counters to %s\n", argv[1]);

@@ -57,12 +57,25 @@ type Server struct {
 	closed   bool
 	wg       sync.WaitGroup
 	replies  atomic.Uint64 // requests answered, for Replies
+
+	// Jobs run on pooled goroutines: a fresh goroutine starts with a small
+	// stack and grows it (copying every frame) while the job encodes its
+	// reply, which cost about a third of a call's CPU; a reused one keeps
+	// its stack (issue 16).
+	poolMu sync.Mutex
+	idle   []chan func() // workers waiting for a job, most recent last
+	quit   chan struct{} // closed by Close: idle workers end
+	quitMu sync.Once
 }
+
+// maxIdleWorkers bounds the goroutines kept waiting for jobs; more may run
+// at once, and those beyond the bound end when their job does.
+const maxIdleWorkers = 64
 
 // NewServer returns a server that routes to h and writes through send.
 // send must be safe for concurrent use and must not block for long.
 func NewServer(h Handler, send func([]byte) error) *Server {
-	return &Server{handler: h, send: send, inflight: map[string]context.CancelFunc{}}
+	return &Server{handler: h, send: send, inflight: map[string]context.CancelFunc{}, quit: make(chan struct{})}
 }
 
 // OnPanic sets a hook told about every recovered panic (for logs).
@@ -146,6 +159,7 @@ func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	s.quitMu.Do(func() { close(s.quit) }) // no job starts after closed is set
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
@@ -196,10 +210,66 @@ func (s *Server) dispatch(req *Request) {
 		s.finish(req, ctx, cancel, answer.Result, answer.Err)
 		return
 	}
-	go func() {
+	s.spawn(func() {
 		result, err := s.run(req, ctx, answer.Job)
 		s.finish(req, ctx, cancel, result, err)
-	}()
+	})
+}
+
+// spawn runs job on an idle worker, or on a new one if none is idle.
+func (s *Server) spawn(job func()) {
+	s.poolMu.Lock()
+	if n := len(s.idle); n > 0 {
+		w := s.idle[n-1]
+		s.idle = s.idle[:n-1]
+		s.poolMu.Unlock()
+		w <- job // buffered: never blocks, the worker is waiting for it
+		return
+	}
+	s.poolMu.Unlock()
+	go s.work(make(chan func(), 1), job)
+}
+
+// work runs job, then waits for the next one while the pool has room and
+// the server is open.
+func (s *Server) work(w chan func(), job func()) {
+	for {
+		job()
+		s.poolMu.Lock()
+		select {
+		case <-s.quit:
+			s.poolMu.Unlock()
+			return
+		default:
+		}
+		if len(s.idle) >= maxIdleWorkers {
+			s.poolMu.Unlock()
+			return
+		}
+		s.idle = append(s.idle, w)
+		s.poolMu.Unlock()
+		select {
+		case job = <-w:
+		case <-s.quit:
+			if s.leave(w) {
+				return
+			}
+			job = <-w // spawn took w off the idle list: its job is on the way
+		}
+	}
+}
+
+// leave takes w off the idle list; false if spawn took it off first.
+func (s *Server) leave(w chan func()) bool {
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	for i, x := range s.idle {
+		if x == w {
+			s.idle = append(s.idle[:i], s.idle[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) accept(req *Request) (answer Answer) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -345,4 +346,73 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("bad error reply for %q: %q %v", msg, out, err)
 		}
 	})
+}
+
+// TestPooledWorkersRunEveryJob drives more concurrent jobs than the pool
+// keeps idle, then more rounds on the reused workers, and a close racing
+// with new deliveries: every request gets exactly one reply (issue 16).
+func TestPooledWorkersRunEveryJob(t *testing.T) {
+	var mu sync.Mutex
+	replies := map[string]int{}
+	send := func(msg []byte) error {
+		var r struct{ ID json.RawMessage }
+		if err := json.Unmarshal(msg, &r); err != nil {
+			t.Errorf("bad reply %s", msg)
+		}
+		mu.Lock()
+		replies[string(r.ID)]++
+		mu.Unlock()
+		return nil
+	}
+	release := make(chan struct{})
+	s := NewServer(HandlerFunc(func(req *Request) Answer {
+		return Answer{Job: func(ctx context.Context) (any, error) {
+			if req.Method == "block" {
+				<-release
+			}
+			return "ok", nil
+		}}
+	}), send)
+	const wide = 3 * maxIdleWorkers
+	id := 0
+	deliver := func(method string) {
+		id++
+		s.Deliver([]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"` + method + `"}`))
+	}
+	for i := 0; i < wide; i++ {
+		deliver("block")
+	}
+	close(release)
+	for i := 0; i < 5*wide; i++ {
+		deliver("quick")
+	}
+	go func() {
+		for i := 0; i < 100; i++ {
+			deliver("quick")
+		}
+	}()
+	time.Sleep(time.Millisecond) // let some deliveries race the close
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second) // a hang guard, not a speed bound
+	for {
+		mu.Lock()
+		n := len(replies)
+		mu.Unlock()
+		if n == 6*wide+100 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(replies) != 6*wide+100 {
+		t.Fatalf("%d requests answered, want %d", len(replies), 6*wide+100)
+	}
+	for id, n := range replies {
+		if n != 1 {
+			t.Fatalf("request %s answered %d times", id, n)
+		}
+	}
 }

@@ -63,6 +63,26 @@ async def test_async_context_manager(transport: str, tmp_path: Path) -> None:
         await s.acall("_echo", {})
 
 
+async def test_issue16_aclose_of_many_sessions_at_once_leaves_no_process(
+    transport: str, tmp_path: Path
+) -> None:
+    """Session.aclose awaits session/close like an acall; every shell still dies."""
+    import asyncio
+
+    marker = f"{os.getpid() % 1000 + 7000}.{time.monotonic_ns() % 1000}"
+    async with shellport.Runtime({"profile": "persistent"}, transport) as rt:
+        sessions = [rt.session(tmp_path) for _ in range(12)]
+        for s in sessions:
+            r = await s.acall("bash", {"command": f"sleep {marker} & disown; true"})
+            assert not r.is_error, r.text
+        wait_until(lambda: _sleepers(marker) == 12, "every session's sleep to start")
+        await asyncio.gather(*(s.aclose() for s in sessions))
+        assert _sleepers(marker) == 0  # close returns once every process is gone
+        await sessions[0].aclose()  # a second close does nothing
+        with pytest.raises(shellport.SessionNotFound):
+            await sessions[0].acall("bash", {"command": "true"})
+
+
 def test_close_with_a_call_in_flight(transport: str, tmp_path: Path) -> None:
     rt = shellport.Runtime(CONFIG, transport)
     s = rt.session(tmp_path)

@@ -8,6 +8,13 @@
 // the reply of that one delivery to that one caller, so ids that are spelt
 // oddly, repeated, or invalid cannot make a Call wait forever or take
 // another request's answer.
+//
+// Start and Wait split Call in two, so a caller can wait in slices (and
+// stay interruptible) without a reader thread in between: Start delivers a
+// request and returns a ticket; Wait returns that request's reply once it
+// is there, with the number of messages queued for Recv before it, so the
+// caller can tell whether a notice sent ahead of the reply is still on its
+// way through Recv (issue 16).
 package inproc
 
 import (
@@ -35,13 +42,27 @@ type Conn struct {
 	ready  chan struct{} // has a token while queue is non-empty
 	done   chan struct{} // closed by Close
 	closed bool
+	queued uint64 // messages ever queued for Recv
+
+	tickets    map[int64]*ticket // requests started with Start, not yet collected
+	nextTicket int64
 }
+
+// ticket is where the reply of a request sent with Start waits.
+type ticket struct {
+	reply  chan []byte // buffered: the runtime replies at most once
+	queued uint64      // Conn.queued when the reply came; read after a receive from reply
+}
+
+// ErrUnknownTicket is returned by Wait for a ticket that Start did not
+// give, or whose reply was already collected or forgotten.
+var ErrUnknownTicket = errors.New("unknown ticket")
 
 // OpenOptions returns a connection to a new runtime made from opts;
 // opts.Send is replaced by the connection's own. (On Linux opts.SpawnHelper
 // must name the spawn helper, or the runtime's first request fails.)
 func OpenOptions(opts core.Options) *Conn {
-	c := &Conn{ready: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &Conn{ready: make(chan struct{}, 1), done: make(chan struct{}), tickets: map[int64]*ticket{}}
 	opts.Send = c.enqueue
 	c.rt = core.New(opts)
 	return c
@@ -55,6 +76,7 @@ func (c *Conn) enqueue(msg []byte) error {
 		return ErrClosed
 	}
 	c.queue = append(c.queue, msg)
+	c.queued++
 	select {
 	case c.ready <- struct{}{}:
 	default:
@@ -154,6 +176,86 @@ func (c *Conn) Call(msg []byte) ([]byte, error) {
 		}
 		return rpc.EncodeResponse(nil, nil, rpc.Errorf(rpc.CodeShutDown, "runtime closed before answering"))
 	}
+}
+
+// Start delivers a request whose reply is kept for Wait (never queued for
+// Recv) and returns its ticket. A notification returns 0: no reply comes.
+func (c *Conn) Start(msg []byte) (int64, error) {
+	t := &ticket{reply: make(chan []byte, 1)}
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return 0, ErrClosed
+	}
+	c.nextTicket++
+	id := c.nextTicket
+	c.tickets[id] = t
+	c.mu.Unlock()
+	replies := c.rt.DeliverTo(msg, func(reply []byte) error {
+		c.mu.Lock()
+		t.queued = c.queued
+		c.mu.Unlock()
+		select {
+		case t.reply <- reply:
+		default: // cannot happen: one reply per request
+		}
+		return nil
+	})
+	if !replies {
+		c.Forget(id)
+		return 0, nil
+	}
+	return id, nil
+}
+
+// Wait returns the reply to the request of ticket id and how many messages
+// had been queued for Recv when it came, waiting up to timeout. It returns
+// a nil reply on timeout, ErrClosed once the connection is closed, and
+// ErrUnknownTicket for a ticket already collected or forgotten.
+func (c *Conn) Wait(id int64, timeout time.Duration) ([]byte, uint64, error) {
+	c.mu.Lock()
+	t := c.tickets[id]
+	c.mu.Unlock()
+	if t == nil {
+		return nil, 0, ErrUnknownTicket
+	}
+	select {
+	case reply := <-t.reply:
+		c.Forget(id)
+		return reply, t.queued, nil
+	default:
+	}
+	if timeout <= 0 {
+		return nil, 0, nil
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case reply := <-t.reply:
+		c.Forget(id)
+		return reply, t.queued, nil
+	case <-c.done:
+		select {
+		case reply := <-t.reply: // answered while closing
+			c.Forget(id)
+			return reply, t.queued, nil
+		default:
+		}
+		c.Forget(id)
+		return nil, 0, ErrClosed
+	case <-timer.C:
+		return nil, 0, nil
+	}
+}
+
+// Forget drops a ticket whose reply nobody will collect (the caller gave
+// up); the reply, when it comes, is discarded.
+func (c *Conn) Forget(id int64) {
+	c.mu.Lock()
+	delete(c.tickets, id)
+	c.mu.Unlock()
 }
 
 // Close shuts the runtime down (killing every process it started) and wakes

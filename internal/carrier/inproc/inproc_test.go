@@ -131,3 +131,76 @@ func TestSessionLifecycle(t *testing.T) {
 func TestLiveOutput(t *testing.T) {
 	livecheck.RunAll(t, func(t *testing.T) transcript.Carrier { return open(t) })
 }
+
+// TestStartWaitTickets: a started request's reply goes to its ticket only,
+// with the count of messages queued for Recv before it; a forgotten or
+// spent ticket gives nothing; Close wakes a waiter (issue 16).
+func TestStartWaitTickets(t *testing.T) {
+	c := OpenOptions(core.Options{Config: core.Config{TestTools: true}, SpawnHelper: testkit.SpawnHelper(t)})
+	defer c.Close()
+	if err := c.Send([]byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","id":"s"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			id, err := c.Start([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"session":"s","name":"_notify","arguments":{"text":"n%d"}}}`, 100+i, i)))
+			if err != nil || id <= 0 {
+				t.Errorf("start: %d %v", id, err)
+				return
+			}
+			reply, queued, err := c.Wait(id, 20*time.Second) // a hang guard
+			if err != nil || !strings.Contains(string(reply), fmt.Sprintf(`"id":%d,`, 100+i)) {
+				t.Errorf("call %d got %s, %v", i, reply, err)
+			}
+			if queued < 2 { // the session/new reply and this call's own notice at least
+				t.Errorf("call %d: %d messages queued before its reply, want its notice among them", i, queued)
+			}
+			if r, _, err := c.Wait(id, 0); r != nil || err != ErrUnknownTicket {
+				t.Errorf("a spent ticket gave %s, %v", r, err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	notices := 0
+	for {
+		msg, err := c.Recv(100 * time.Millisecond)
+		if err != nil || msg == nil {
+			break
+		}
+		if strings.Contains(string(msg), "session/notice") {
+			notices++
+		} else if !strings.Contains(string(msg), `"id":1,`) {
+			t.Fatalf("a ticket's reply leaked into Recv: %s", msg)
+		}
+	}
+	if notices != 16 {
+		t.Fatalf("%d notices through Recv, want 16", notices)
+	}
+	if id, err := c.Start([]byte(`{"jsonrpc":"2.0","method":"$/ping"}`)); id != 0 || err != nil {
+		t.Fatalf("a notification got ticket %d, %v", id, err)
+	}
+	id, _ := c.Start([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"session":"s","name":"_sleep","arguments":{"ms":60000}}}`))
+	if r, _, err := c.Wait(id, time.Millisecond); r != nil || err != nil {
+		t.Fatalf("wait before the reply: %s, %v", r, err)
+	}
+	c.Forget(id)
+	if _, _, err := c.Wait(id, 0); err != ErrUnknownTicket {
+		t.Fatalf("a forgotten ticket: %v", err)
+	}
+	id, _ = c.Start([]byte(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"session":"s","name":"_sleep","arguments":{"ms":60000}}}`))
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := c.Wait(id, 30*time.Second) // a hang guard
+		done <- err
+	}()
+	_ = c.Close()
+	if err := <-done; err != nil && err != ErrClosed {
+		t.Fatalf("a waiter woken by Close: %v", err)
+	}
+	if _, err := c.Start([]byte(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)); err != ErrClosed {
+		t.Fatalf("start after close: %v", err)
+	}
+}

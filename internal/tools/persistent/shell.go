@@ -130,9 +130,28 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 	return s, nil
 }
 
+// Read buffers of the terminal reader. An idle shell, the common state of
+// thousands of live sessions, keeps only a small one; a read that fills it
+// switches to a large one from a shared pool for as long as output keeps
+// filling reads (issue 16: the large buffer was about a fifth of a live
+// session's memory in the runtime).
+const (
+	smallRead = 4 << 10
+	largeRead = 64 << 10
+)
+
+var largeReads = sync.Pool{New: func() any { b := make([]byte, largeRead); return &b }}
+
 func (s *shell) readLoop() {
 	defer close(s.readDone)
-	buf := make([]byte, 64<<10)
+	small := make([]byte, smallRead)
+	buf := small
+	var large *[]byte
+	defer func() {
+		if large != nil {
+			largeReads.Put(large)
+		}
+	}()
 	for {
 		n, err := s.proc.Read(buf)
 		if n > 0 {
@@ -142,6 +161,14 @@ func (s *shell) readLoop() {
 		}
 		if err != nil {
 			return
+		}
+		switch {
+		case large == nil && n == len(buf):
+			large = largeReads.Get().(*[]byte)
+			buf = *large
+		case large != nil && n < smallRead:
+			largeReads.Put(large)
+			large, buf = nil, small
 		}
 	}
 }

@@ -19,7 +19,8 @@ package logs through ``logging``: the ``shellport`` logger, and
 ``shellport.wire`` for every protocol frame, both at DEBUG.
 """
 
-from . import remote, vendors
+import typing as _typing
+
 from ._exceptions import (
     BinaryNotFound,
     Cancelled,
@@ -79,9 +80,29 @@ __all__ = [
     "VersionMismatch",
 ]
 
+# shellport.remote and shellport.vendors load on first use: most programs
+# need neither, and together they were most of the cold import (issue 16).
+_LAZY = ("remote", "vendors")
+
+if _typing.TYPE_CHECKING:
+    from . import remote, vendors
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 # Present every public class as shellport.X rather than shellport._private.X.
 for _name in __all__:
-    _obj = globals()[_name]
+    _obj = globals().get(_name)
     if isinstance(_obj, type):
         _obj.__module__ = "shellport"
 del _name, _obj

@@ -2,10 +2,15 @@
 
 Any thread may start a request; one daemon reader thread per connection takes
 messages off the transport and resolves the ``concurrent.futures.Future`` of
-the request each reply answers. ``Session.call`` waits on that future (in
-short slices, so Ctrl-C gets through) and ``Session.acall`` awaits it through
-``asyncio.wrap_future``. If the transport dies, every pending future fails
-with the transport's exception and so does every later request.
+the request each reply answers. ``Session.acall`` awaits that future through
+``asyncio.wrap_future``. ``Session.call`` waits on it in short slices, so
+Ctrl-C gets through; over a transport with ``sync_calls`` (the library) it
+skips the reader thread instead: the calling thread waits in the library for
+its own reply, with the GIL released and in the same slices, which saves two
+thread hand-offs per call (issue 16). Either way the reply goes through the
+same checks (``_outcome``), and notices sent ahead of a reply are queued
+before the call returns. If the transport dies, every pending call fails with
+the transport's exception and so does every later request.
 
 Frames are logged at DEBUG on the ``shellport.wire`` logger (see
 docs/environment-variables.md); nothing is formatted unless it is enabled.
@@ -52,7 +57,7 @@ wire_log = logging.getLogger("shellport.wire")
 
 @dataclass
 class _Pending:
-    future: concurrent.futures.Future[Result]
+    future: concurrent.futures.Future[Result] | None  # None: the caller waits itself
     method: str
     size: int
 
@@ -122,6 +127,12 @@ class Connection:
         self._closing = threading.Event()  # set by close(); stops the heartbeat
         self._close_lock = threading.Lock()
         self._closed = False
+        self._sync = transport.sync_calls
+        # Messages the reader has dispatched, and a condition a blocking
+        # call waits on until the notices sent ahead of its reply are in.
+        self._dispatched = 0
+        self._behind = 0  # callers waiting on _caught_up
+        self._caught_up = threading.Condition(self._lock)
         self._reader = threading.Thread(
             target=self._read_loop, name="shellport-reader", daemon=True
         )
@@ -242,7 +253,78 @@ class Connection:
 
     def call(self, method: str, params: Mapping[str, Any], timeout: float | None = None) -> Result:
         """Send a request and wait for its result."""
+        if self._sync:
+            return self._call_sync(method, params, timeout)
         return self.wait(*self.start(method, params), timeout=timeout)
+
+    def _call_sync(self, method: str, params: Mapping[str, Any], timeout: float | None) -> Result:
+        """call() in the calling thread: the transport holds the reply for us.
+
+        Ctrl-C or a timeout while waiting cancels the request and forgets
+        its ticket, as wait() does.
+        """
+        self.check()
+        request_id = next(self._ids)
+        data = encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        pending = _Pending(None, method, len(data))
+        with self._lock:
+            if self._dead is not None:
+                raise _copy(self._dead)
+            self._pending[request_id] = pending  # close() cancels it; pending_count counts it
+        try:
+            if wire_log.isEnabledFor(logging.DEBUG):
+                wire_log.debug("-> %s", _wire_text(data))
+            ticket = self.transport.start_call(data)
+            reply, queued = self._wait_ticket(request_id, ticket, timeout)
+        finally:
+            with self._lock:
+                self._pending.pop(request_id, None)
+        if wire_log.isEnabledFor(logging.DEBUG):
+            wire_log.debug("<- %s", _wire_text(reply))
+        if self._dispatched < queued:
+            self._catch_up(queued)
+        try:
+            message = _parse(reply)
+            if "result" not in message and "error" not in message:
+                raise ProtocolError(
+                    f"the runtime sent a message with no result or error: {_clip(reply)}"
+                )
+        except ProtocolError as exc:
+            self._die(exc)
+            raise
+        return _outcome(pending, message, reply)
+
+    def _wait_ticket(
+        self, request_id: int, ticket: int, timeout: float | None
+    ) -> tuple[bytes, int]:
+        remaining = timeout
+        try:
+            while True:
+                step = WAIT_SLICE if remaining is None else min(WAIT_SLICE, remaining)
+                got = self.transport.wait_call(ticket, step)
+                if got is not None:
+                    return got
+                self.check()
+                if remaining is not None:
+                    remaining -= step
+                    if remaining <= 0:
+                        raise TransportError(
+                            f"no reply to request {request_id} within {timeout:g} s"
+                        ) from None
+        except (KeyboardInterrupt, TransportError):
+            self.transport.forget_call(ticket)
+            self.cancel(request_id)
+            raise
+
+    def _catch_up(self, queued: int) -> None:
+        """Wait until the reader has dispatched queued messages (the notices before a reply)."""
+        with self._caught_up:
+            self._behind += 1
+            try:
+                while self._dispatched < queued and self._dead is None:
+                    self._caught_up.wait(WAIT_SLICE)
+            finally:
+                self._behind -= 1
 
     async def acall(self, method: str, params: Mapping[str, Any]) -> Result:
         """Send a request and await its result."""
@@ -403,16 +485,17 @@ class Connection:
             except ProtocolError as exc:
                 self._die(exc)
                 return
+            finally:
+                self._count_dispatched()
+
+    def _count_dispatched(self) -> None:
+        with self._lock:
+            self._dispatched += 1
+            if self._behind:
+                self._caught_up.notify_all()
 
     def _dispatch(self, data: bytes) -> None:
-        try:
-            message = json.loads(data)
-        except ValueError as exc:
-            raise ProtocolError(
-                f"the runtime sent a line that is not JSON ({exc}): {_clip(data)}"
-            ) from exc
-        if not isinstance(message, dict):
-            raise ProtocolError(f"the runtime sent JSON that is not an object: {_clip(data)}")
+        message = _parse(data)
         if "method" in message:
             self._on_notification(message)
             return
@@ -421,18 +504,12 @@ class Connection:
                 f"the runtime sent a message with no result or error: {_clip(data)}"
             )
         pending = self._claim(message)
-        if pending is None:
+        if pending is None or pending.future is None:
             return  # an answer nobody waits for any more (cancelled, timed out)
-        error = message.get("error")
-        if error is not None:
-            if not isinstance(error, dict):
-                error = {"code": -32603, "message": f"malformed error object: {error!r}"}
-            _settle(pending.future, exception=_rpc_error(error))
-            return
-        result = message.get("result")
-        if not isinstance(result, dict):
-            bad = ProtocolError(f"the result of {pending.method} is not an object: {_clip(data)}")
-            _settle(pending.future, exception=bad)
+        try:
+            result = _outcome(pending, message, data)
+        except ShellportError as exc:
+            _settle(pending.future, exception=exc)
             return
         _settle(pending.future, result=result)
 
@@ -443,11 +520,14 @@ class Connection:
                 return self._pending.pop(request_id, None)
             error = message.get("error")
             too_large = isinstance(error, dict) and error.get("code") == MessageTooLarge.code
-            if request_id is None and too_large and self._pending:
+            # A call waiting itself gets its replies from the transport,
+            # never from here.
+            waiting = [k for k, p in self._pending.items() if p.future is not None]
+            if request_id is None and too_large and waiting:
                 # The runtime finds the id of a message it refused for its
                 # size in the message's first 4 KiB; when it could not, the
                 # largest request waiting is that message.
-                key = max(self._pending, key=lambda k: (self._pending[k].size, -k))
+                key = max(waiting, key=lambda k: (self._pending[k].size, -k))
                 return self._pending.pop(key)
         return None
 
@@ -477,8 +557,10 @@ class Connection:
             if self._dead is None:
                 self._dead = exc
             pending, self._pending = self._pending, {}
+            self._caught_up.notify_all()
         for p in pending.values():
-            _settle(p.future, exception=_copy(exc))
+            if p.future is not None:
+                _settle(p.future, exception=_copy(exc))
 
     # --- closing -------------------------------------------------------------------
 
@@ -522,6 +604,32 @@ class Connection:
         finally:
             self._reader.join(RECEIVE_SLICE * 10)
             self._die(TransportClosed(CLOSED))
+
+
+def _parse(data: bytes) -> dict[str, Any]:
+    """Decode one message from the runtime; ProtocolError if it is not a JSON object."""
+    try:
+        message = json.loads(data)
+    except ValueError as exc:
+        raise ProtocolError(
+            f"the runtime sent a line that is not JSON ({exc}): {_clip(data)}"
+        ) from exc
+    if not isinstance(message, dict):
+        raise ProtocolError(f"the runtime sent JSON that is not an object: {_clip(data)}")
+    return message
+
+
+def _outcome(pending: _Pending, message: dict[str, Any], data: bytes) -> Result:
+    """The result a reply carries, or the exception it stands for (raised)."""
+    error = message.get("error")
+    if error is not None:
+        if not isinstance(error, dict):
+            error = {"code": -32603, "message": f"malformed error object: {error!r}"}
+        raise _rpc_error(error)
+    result = message.get("result")
+    if not isinstance(result, dict):
+        raise ProtocolError(f"the result of {pending.method} is not an object: {_clip(data)}")
+    return result
 
 
 def _settle(

@@ -29,7 +29,6 @@ as it does the executable's, when an unpacker dropped it.
 from __future__ import annotations
 
 import os
-import platform
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -101,13 +100,24 @@ def read_settings(trust_env: bool, environ: Mapping[str, str] | None = None) -> 
 
 def platform_tag() -> str:
     """Name this platform the way the wheel tags do, for error messages."""
-    machine = platform.machine().lower() or "unknown"
+    machine = _machine().lower() or "unknown"
     if sys.platform == "darwin":
         return f"macosx-{machine}"
     if sys.platform.startswith("linux"):
         libc = "manylinux" if libc_is_glibc() else "musllinux"
         return f"{libc}-{machine}"
     return f"{sys.platform}-{machine}"
+
+
+def _machine() -> str:
+    # os.uname is what platform.machine reads, without loading platform
+    # with the package (issue 16); Windows has no uname.
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return str(uname().machine)
+    import platform
+
+    return platform.machine()
 
 
 _glibc: bool | None = None
@@ -117,6 +127,8 @@ def libc_is_glibc() -> bool:
     """Report whether this Linux process runs on glibc (cached; False elsewhere)."""
     global _glibc
     if _glibc is None:
+        import platform  # loaded here, not with the package (issue 16)
+
         _glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
     return _glibc
 

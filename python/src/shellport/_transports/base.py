@@ -105,6 +105,27 @@ class BaseTransport:
         """Send one message; raise TransportError if the runtime is gone."""
         raise NotImplementedError
 
+    #: True when the transport also implements start_call, wait_call and
+    #: forget_call: a blocking call then waits for its own reply in the
+    #: calling thread instead of through the reader thread (issue 16).
+    sync_calls: bool = False
+
+    def start_call(self, data: bytes) -> int:
+        """Send a request whose reply only wait_call returns; its ticket (0: none comes)."""
+        raise NotImplementedError
+
+    def wait_call(self, ticket: int, timeout: float) -> tuple[bytes, int] | None:
+        """The reply of ticket and how many messages receive had before it, or None.
+
+        None means no reply within timeout seconds; once no reply can ever
+        come it raises TransportError (often TransportClosed).
+        """
+        raise NotImplementedError
+
+    def forget_call(self, ticket: int) -> None:
+        """Give up on the reply of ticket; never raises."""
+        raise NotImplementedError
+
     def receive(self, timeout: float) -> bytes | None:
         """Return the next message, or None if none arrived within timeout seconds.
 

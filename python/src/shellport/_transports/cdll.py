@@ -41,6 +41,9 @@ class _Library:
             self.recv = lib.shellport_recv
             self.close = lib.shellport_close
             self.free = lib.shellport_free
+            self.start = lib.shellport_start
+            self.wait = lib.shellport_wait
+            self.forget = lib.shellport_forget
             self._version = lib.shellport_version
         except AttributeError as exc:
             raise LibraryNotFound(
@@ -51,6 +54,19 @@ class _Library:
         self.recv.argtypes, self.recv.restype = [ctypes.c_longlong, ctypes.c_int], ctypes.c_void_p
         self.close.argtypes, self.close.restype = [ctypes.c_longlong], ctypes.c_int
         self.free.argtypes, self.free.restype = [ctypes.c_void_p], None
+        self.start.argtypes = [ctypes.c_longlong, ctypes.c_char_p]
+        self.start.restype = ctypes.c_longlong
+        self.wait.argtypes = [
+            ctypes.c_longlong,
+            ctypes.c_longlong,
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_ulonglong),
+        ]
+        self.wait.restype = ctypes.c_void_p
+        self.forget.argtypes, self.forget.restype = (
+            [ctypes.c_longlong, ctypes.c_longlong],
+            ctypes.c_int,
+        )
         self._version.argtypes, self._version.restype = [], ctypes.c_void_p
 
     def take(self, pointer: int | None) -> bytes | None:
@@ -119,6 +135,7 @@ class CDLLTransport(BaseTransport):
     """Messages through the C ABI of libshellport (shellport_send / shellport_recv)."""
 
     name = "library"
+    sync_calls = True
     fork_reason = "the Go runtime inside the shared library does not survive fork()"
 
     def __init__(self, path: str) -> None:
@@ -155,6 +172,32 @@ class CDLLTransport(BaseTransport):
         if data is None:
             self.check()  # NULL is also how a closed handle answers
         return data
+
+    def start_call(self, data: bytes) -> int:
+        if b"\0" in data:
+            raise ProtocolError("a message for the C ABI cannot contain a raw NUL byte")
+        self.check()
+        ticket = int(self._lib.start(self._handle, data))
+        if ticket == -1:
+            self.check()
+            raise TransportClosed(f"the library no longer knows handle {self._handle}")
+        if ticket < 0:
+            raise TransportError(f"shellport_start failed with status {ticket}")
+        return ticket
+
+    def wait_call(self, ticket: int, timeout: float) -> tuple[bytes, int] | None:
+        self.check()
+        ms = max(0, min(int(timeout * 1000), 60_000))
+        queued = ctypes.c_ulonglong(0)
+        data = self._lib.take(self._lib.wait(self._handle, ticket, ms, ctypes.byref(queued)))
+        if data is None:
+            self.check()  # NULL is also how a closed handle answers
+            return None
+        return data, queued.value
+
+    def forget_call(self, ticket: int) -> None:
+        if not (self.closed or self.forked):
+            self._lib.forget(self._handle, ticket)
 
     def close(self) -> None:
         if self.closed:

@@ -25,20 +25,22 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .. import _native
 from .._exceptions import LibraryNotFound, TransportError
 from .._version import __version__
-from ..remote._command import Command
 from . import cdll
 from .base import BaseTransport
 from .cdll import CDLLTransport
 from .stdio import StdioTransport
 
+if TYPE_CHECKING:
+    from ..remote._command import Command
+
 __all__ = ["Chosen", "TransportSpec", "check_spec", "open_transport"]
 
-TransportSpec = Union[str, Sequence[str], BaseTransport, Command]
+TransportSpec = Union[str, Sequence[str], BaseTransport, "Command"]
 NAMES = ("auto", "library", "process")
 
 log = logging.getLogger("shellport")
@@ -57,10 +59,23 @@ class Chosen:
     command: Command | None = None
 
 
+def _is_command(spec: Any) -> bool:
+    """Whether spec is a shellport.remote Command.
+
+    shellport.remote loads on first use (issue 16); until it has, no
+    Command exists, so importing it just to check would only cost time.
+    """
+    module = sys.modules.get("shellport.remote._command")
+    return module is not None and isinstance(spec, module.Command)
+
+
 def check_spec(spec: Any) -> str | list[str] | BaseTransport | Command:
     """Validate a ``transport=`` argument; raise ValueError or TypeError naming it."""
-    if isinstance(spec, (BaseTransport, Command)):
+    if isinstance(spec, BaseTransport):
         return spec
+    if _is_command(spec):
+        command: Command = spec
+        return command
     if isinstance(spec, str):
         if spec not in NAMES:
             raise ValueError(
@@ -90,7 +105,8 @@ def open_transport(
         return Chosen(spec)
     if isinstance(spec, list):
         return Chosen(StdioTransport(spec))
-    if isinstance(spec, Command):
+    if _is_command(spec):
+        assert not isinstance(spec, str)  # for mypy: a Command
         transport = StdioTransport(spec.argv)
         transport.name = spec.platform
         return Chosen(transport, command=spec)
