@@ -112,8 +112,10 @@ lint-darwin: $(ZIG_STAMP)
 recipe-check:
 	$(PYTHON) scripts/build-wheels/build.py goreleaser --check
 
+# go test -race, with every skipped test and its reason listed at the end
+# (a skip must name a missing platform feature: scripts/gotest.py).
 test-go:
-	$(GO) test -race -count=1 ./...
+	GO=$(GO) $(PYTHON) scripts/gotest.py -race -count=1 ./...
 
 test-python: native venv
 	$(VPY) -m pytest -q python/tests --ignore=python/tests/remote

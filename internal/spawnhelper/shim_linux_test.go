@@ -90,7 +90,7 @@ func TestShimResetsProcessState(t *testing.T) {
 func TestShimBlockedExec(t *testing.T) {
 	args := flagArgs()
 	if len(args) != 2 {
-		t.Skip("helper process for TestShimResetsProcessState")
+		return // a helper process only; a skip would read as a gap (issue 18)
 	}
 	runtime.LockOSThread()
 	var all unix.Sigset_t
