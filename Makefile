@@ -28,7 +28,7 @@ ZIGLANG_VERSION := $(call recipe,tools ziglang)
 ZIG             := $(CURDIR)/$(WHEEL_TOOLS)/bin/python -m ziglang
 ZIG_STAMP       := $(WHEEL_TOOLS)/.ziglang-$(ZIGLANG_VERSION)
 
-.PHONY: all native venv demo test test-go test-python test-py39 test-remote lint lint-helper lint-darwin recipe-check python-version header header-check fuzz clean
+.PHONY: all native venv demo test test-go test-python test-py39 test-remote lint lint-helper lint-darwin recipe-check python-version header header-check fuzz mutation clean
 
 all: native
 
@@ -167,6 +167,15 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+# Mutation testing, outside make test (docs/TESTING.md): gremlins on each Go
+# core package against its own tests, mutmut on the Python client against
+# its unit tests, one worker each; the scores and the surviving mutants go
+# to build/mutation/summary.md. MUTATION_FLAGS narrows it, e.g.
+# MUTATION_FLAGS="--go internal/rpc --skip-python".
+MUTATION_FLAGS ?=
+mutation: native
+	GO=$(GO) $(PYTHON) scripts/mutation.py $(MUTATION_FLAGS)
 
 # Wheels (scripts/build-wheels), benchmarks (bench/) and the harness
 # integration tests (python/tests-integrations) keep their targets beside

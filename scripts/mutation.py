@@ -95,10 +95,12 @@ def go_mutation(packages: list[str]) -> list[dict]:
 def python_mutation(modules: list[str], tests: list[str]) -> dict:
     venv = ROOT / "build" / "mutation-venv"
     py = venv / "bin" / "python"
-    if not py.exists():
+    stamp = venv / ".installed"
+    if not stamp.exists():
         run([sys.executable, "-m", "venv", str(venv)], check=True)
         run([str(py), "-m", "pip", "install", "--quiet", MUTMUT, "pytest", "pytest-asyncio"], check=True)
         run([str(py), "-m", "pip", "install", "--quiet", "-e", str(ROOT / "python")], check=True)
+        stamp.touch()
     # mutmut 3 reads its settings from setup.cfg in the directory it runs
     # in; a scratch copy of python/ keeps the checkout clean.
     work = OUT / "python"
@@ -107,9 +109,8 @@ def python_mutation(modules: list[str], tests: list[str]) -> dict:
                     symlinks=True)
     (work / "setup.cfg").write_text(
         "[mutmut]\n"
-        f"paths_to_mutate = {','.join(modules)}\n"
-        f"tests_dir = {','.join(tests)}\n"
-        f"pytest_add_cli_args_test_selection = {' '.join(tests)}\n"
+        "source_paths =" + "".join(f"\n    {m}" for m in modules) + "\n"
+        "pytest_add_cli_args_test_selection =" + "".join(f"\n    {t}" for t in tests) + "\n"
         "also_copy = src/shellport\n"
     )
     started = time.monotonic()
