@@ -39,10 +39,6 @@ var notWalked = map[string]string{
 	"TOOLS.md: ### Cost":                             "measured by bench/, not a test",
 	"TOOLS.md: ### Known limits":                     "limits, not promises; not walked yet",
 	"TOOLS.md: ### macOS":                            "tested by the macOS CI jobs only; not walked yet",
-	"TOOLS.md: ## The vendors' own tools":            "not walked yet (issue 18 follow-up)",
-	"TOOLS.md: ### Profile `anthropic`":              "not walked yet (issue 18 follow-up)",
-	"TOOLS.md: ### Profile `openai`":                 "not walked yet (issue 18 follow-up)",
-	"TOOLS.md: ## Presentation":                      "not walked yet (issue 18 follow-up)",
 }
 
 // noClaims are headings over other sections, with no claim of their own.
