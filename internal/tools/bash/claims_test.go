@@ -15,7 +15,7 @@ import (
 // Documented behaviours of the one-shot tools that had no test (issue 18's
 // audit); each names its claim in docs/TOOLS.md.
 
-// claim: tools.oneshot.background-no-timeout — "run_in_background: true
+// docs/TOOLS.md, issue 18: "run_in_background: true
 // returns at once … No timeout applies." The task outlives a foreground
 // call of the same runtime that timed out, then finishes by itself with its
 // own exit code and no timeout line.
@@ -46,7 +46,7 @@ func TestBackgroundTaskHasNoTimeout(t *testing.T) {
 	}
 }
 
-// claim: tools.oneshot.task-status — bash_output ends with `[status:
+// docs/TOOLS.md, issue 18: bash_output ends with `[status:
 // killed by signal: NAME]` for a task a signal ended (not bash_kill), and
 // `[status: killed]` for one bash_kill ended.
 func TestTaskStatusKilledBySignal(t *testing.T) {
@@ -80,7 +80,7 @@ func TestTaskStatusKilledBySignal(t *testing.T) {
 	}
 }
 
-// claim: tools.oneshot.omitted-bytes — when the per-task bound dropped
+// docs/TOOLS.md, issue 18: when the per-task bound dropped
 // unread output, bash_output says `[... N bytes of earlier output not shown;
 // full output: PATH]`, with `omittedBytes` N and `truncated` true, and the
 // log holds everything.
@@ -126,7 +126,7 @@ func TestTaskOmittedBytes(t *testing.T) {
 	}
 }
 
-// claim: tools.config.shell — `shell` names the bash the tool starts (from
+// docs/TOOLS.md, issue 18: `shell` names the bash the tool starts (from
 // PATH by default): every command runs through it.
 func TestShellOption(t *testing.T) {
 	dir := t.TempDir()

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// claim: tools.editor.structured — "structuredContent: path, line,
+// docs/TOOLS.md, issue 18: "structuredContent: path, line,
 // lastLine, inPlace for edits; firstLine, lastLine, totalLines, truncated
 // for a file view; entries, hidden, truncated, firstEntry, lastEntry for a
 // directory" (issue 18: the keys had no test).
@@ -31,7 +31,7 @@ func TestStructuredContentKeys(t *testing.T) {
 	wantMeta(t, "directory view", list.Structured, map[string]any{"entries": 2, "hidden": 1, "truncated": false, "firstEntry": 1, "lastEntry": 2})
 }
 
-// claim: tools.config.editor-minimum — maxOutputChars is at least 1000
+// docs/TOOLS.md, issue 18: maxOutputChars is at least 1000
 // (a smaller value is refused by the config, see TestParseConfigValidation);
 // at exactly 1000 a long view is cut on whole lines within the bound.
 func TestMinimumOutputLimit(t *testing.T) {

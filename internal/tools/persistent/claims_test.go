@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// claim: tools.config.shell — `shell` names the bash the persistent tool
+// docs/TOOLS.md, issue 18: `shell` names the bash the persistent tool
 // starts on its terminal (issue 18: the option had no test). One shell per
 // session: two calls start it once.
 func TestShellOption(t *testing.T) {
@@ -26,7 +26,7 @@ func TestShellOption(t *testing.T) {
 	}
 }
 
-// claim: tools.persistent.shell-died — "If the shell itself died: [exit
+// docs/TOOLS.md, issue 18: "If the shell itself died: [exit
 // code: N] … then [the shell exited, so it was reset: …]", and the next call
 // starts a fresh shell.
 func TestShellExitIsTold(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// claim: tools.config.shell — the Responses API shell's `shell` names the
+// docs/TOOLS.md, issue 18: the Responses API shell's `shell` names the
 // bash each command of a batch runs in (issue 18: the option had no test).
 func TestShellOption(t *testing.T) {
 	dir := t.TempDir()
