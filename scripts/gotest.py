@@ -33,7 +33,9 @@ def main(args: list[str]) -> int:
             continue
         pkg, test, action = ev.get("Package", ""), ev.get("Test", ""), ev.get("Action")
         key = (pkg, test)
-        if action == "output":
+        if action == "build-output":  # compiler errors (Go 1.24+ reports them as events)
+            sys.stdout.write(ev.get("Output", ""))
+        elif action == "output":
             output[key].append(ev["Output"])
             if not test and not ev["Output"].startswith(("=== ", "--- ", "PASS\n", "FAIL\n")):
                 # package lines: ok, FAIL, no test files, build failures
