@@ -34,7 +34,7 @@ func RunAsNobody(t *testing.T) bool {
 		return false
 	}
 	// The go tool's build directory is root's alone: the copy and its
-	// temporary directory live where nobody can reach them.
+	// temporary directory go where the unprivileged user can reach them.
 	dir, err := os.MkdirTemp("", "shellport-as-nobody-")
 	if err != nil {
 		t.Fatal(err)
