@@ -85,7 +85,7 @@ def go_mutation(packages: list[str]) -> list[dict]:
         # coverage run, which a cached test result would make instant.
         env = {**os.environ, "GOFLAGS": (os.environ.get("GOFLAGS", "") + " -count=1").strip()}
         proc = run(
-            [exe, "unleash", "--workers", "1", "--test-cpu", "1", "--timeout-coefficient", "3",
+            [exe, "unleash", "--workers", "1", "--test-cpu", "1", "--timeout-coefficient", "10",
              *GREMLINS_FLAGS, *excludes(pkg), "-o", str(out), "./" + pkg],
             cwd=ROOT, capture_output=True, env=env,
         )
