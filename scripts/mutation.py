@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "mutation"
 GREMLINS = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
-MUTMUT = "mutmut>=3.3,<4"
+MUTMUT = "mutmut==3.8.1"
 
 # The core packages: the wire (rpc), the dispatcher (core), the carriers and
 # the executable's serve loop, exact JSON, and the output dialect.
