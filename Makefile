@@ -28,7 +28,7 @@ ZIGLANG_VERSION := $(call recipe,tools ziglang)
 ZIG             := $(CURDIR)/$(WHEEL_TOOLS)/bin/python -m ziglang
 ZIG_STAMP       := $(WHEEL_TOOLS)/.ziglang-$(ZIGLANG_VERSION)
 
-.PHONY: all native venv demo test test-go test-python test-py39 test-remote lint lint-helper lint-darwin recipe-check python-version header header-check fuzz clean
+.PHONY: all native venv demo test test-go test-python test-py39 test-remote lint lint-helper lint-darwin recipe-check python-version header header-check fuzz mutation clean
 
 all: native
 
@@ -112,8 +112,10 @@ lint-darwin: $(ZIG_STAMP)
 recipe-check:
 	$(PYTHON) scripts/build-wheels/build.py goreleaser --check
 
+# go test -race, with every skipped test and its reason listed at the end
+# (a skip must name a missing platform feature: scripts/gotest.py).
 test-go:
-	$(GO) test -race -count=1 ./...
+	GO=$(GO) $(PYTHON) scripts/gotest.py -race -count=1 ./...
 
 test-python: native venv
 	$(VPY) -m pytest -q python/tests --ignore=python/tests/remote
@@ -165,6 +167,16 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+# Mutation testing, outside make test (docs/TESTING.md): gremlins on each Go
+# core package against its own tests, mutmut on the Python client against
+# its unit tests, one worker each; the scores and the surviving mutants go
+# to build/mutation/summary.md. MUTATION_FLAGS narrows it, e.g.
+# MUTATION_FLAGS="--go internal/rpc --skip-python". All of it takes about
+# 50 minutes on 2 shared cores.
+MUTATION_FLAGS ?=
+mutation: native
+	GO=$(GO) $(PYTHON) scripts/mutation.py $(MUTATION_FLAGS)
 
 # Wheels (scripts/build-wheels), benchmarks (bench/) and the harness
 # integration tests (python/tests-integrations) keep their targets beside

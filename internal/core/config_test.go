@@ -277,3 +277,31 @@ func TestSessionParamChecks(t *testing.T) {
 		t.Errorf("valid environment refused: %v", err)
 	}
 }
+
+// Issue 18 (a mutant of checkCwd lived in this package's own tests): the
+// cwd of session/new must be given, absolute, existing and a directory.
+func TestCheckCwd(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for cwd, want := range map[string]string{
+		"":                            `"cwd" is required`,
+		"rel/dir":                     `cwd "rel/dir" is not absolute`,
+		filepath.Join(dir, "missing"): "does not exist or cannot be read: no such file or directory",
+		file:                          "is not a directory",
+		dir:                           "",
+	} {
+		err := checkCwd(cwd)
+		if want == "" {
+			if err != nil {
+				t.Errorf("cwd %q: %v", cwd, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("cwd %q: %v, want %q", cwd, err, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellport/shellport/internal/testkit"
 	"github.com/shellport/shellport/internal/tools/fileio"
 )
 
@@ -92,4 +93,17 @@ func inode(t *testing.T, p string) uint64 {
 		t.Fatal(err)
 	}
 	return fi.Sys().(*syscall.Stat_t).Ino
+}
+
+// Issue 18: TestApplyRollbackRealFailure locks the directory with the
+// immutable attribute as root and with its mode as anyone else; a root run
+// covers the second way too, as nobody.
+func TestApplyRollbackRealFailureUnprivileged(t *testing.T) {
+	if testkit.RunAsNobody(t) {
+		return
+	}
+	if os.Geteuid() == 0 {
+		t.Fatal("RunAsNobody ran the body as root")
+	}
+	TestApplyRollbackRealFailure(t)
 }

@@ -53,13 +53,19 @@ func TestCloseWakesReaderWhenSlaveOutlivesSession(t *testing.T) {
 		t.Fatalf("no pid in %q", rd.String())
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-	eventually(t, "escaped process running", func() bool { return alive(pid) })
+	// Close only once the child has left the session (setsid done, it leads
+	// its own): before that it is still a member and Close rightly kills it,
+	// which made this test skip instead of run (issue 18).
+	eventually(t, "escaped process in its own session", func() bool {
+		st, ok := readStat(pid)
+		return ok && alive(pid) && st.sid == pid
+	})
 	if err := p.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
 	rd.waitEOF(t)
 	if !alive(pid) {
-		t.Skip("setsid child died with the session; nothing held the slave")
+		t.Fatal("the child that left the session died with it; nothing held the slave, so the test proved nothing")
 	}
 }
 

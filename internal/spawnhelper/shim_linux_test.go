@@ -90,7 +90,7 @@ func TestShimResetsProcessState(t *testing.T) {
 func TestShimBlockedExec(t *testing.T) {
 	args := flagArgs()
 	if len(args) != 2 {
-		t.Skip("helper process for TestShimResetsProcessState")
+		return // a helper process only; a skip would read as a gap (issue 18)
 	}
 	runtime.LockOSThread()
 	var all unix.Sigset_t
@@ -134,16 +134,20 @@ func TestShimFailureIsOneLineAnd127(t *testing.T) {
 	}
 }
 
+// The lookup itself fails: a program in no directory of PATH. It runs on a
+// terminal with the terminal as fd 3, so every earlier step (the
+// controlling terminal first) succeeds and the error is the lookup's; it
+// used to stop at TIOCSCTTY without a terminal (issue 18).
 func TestShimProgramNotFound(t *testing.T) {
-	cmd := exec.Command(testkit.SpawnHelper(t), "", "shellport-no-such-program")
-	cmd.Env = []string{"PATH=" + t.TempDir()}
-	cmd.ExtraFiles = []*os.File{os.Stdin} // any fd 3; TIOCSCTTY fails first without a terminal
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 127 {
-		t.Fatalf("err %v, want exit 127", err)
+	helper := testkit.SpawnHelper(t)
+	out, st := runOnTerminal(t, "bash", "--noprofile", "--norc", "-c",
+		`exec 3<&0; PATH="$1" exec "$0" "" shellport-no-such-program`, helper, t.TempDir())
+	if st.Code != 127 {
+		t.Fatalf("status %+v, want 127", st)
 	}
-	if !strings.HasPrefix(string(out), "shellport-spawn-helper: ") {
-		t.Fatalf("output %q", out)
+	want := `shellport-spawn-helper: "shellport-no-such-program": not found in PATH`
+	if !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 1 {
+		t.Fatalf("output %q, want the one line %q", out, want)
 	}
 }
 

@@ -7,6 +7,8 @@ tested against the real native builds in the other files.
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from typing import Any
 
 import pytest
@@ -235,3 +237,90 @@ def test_issue11_one_guard_for_closed_and_forked_transports() -> None:
         assert str(closed.value) == (
             "this shellport runtime is closed and cannot be used again; create a new Runtime"
         )
+
+
+# --- issue 18: what mutation testing found unchecked ------------------------------------
+
+
+def test_issue18_cancel_sends_the_cancel_notification() -> None:
+    rt = runtime(lambda m: None)
+    with rt:
+        conn = rt._connection()
+        mock = conn.transport
+        assert isinstance(mock, shellport.MockTransport)
+        conn.cancel(42)
+        sent = [m for m in mock.sent if m.get("method") == "$/cancelRequest"]
+        assert sent == [{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 42}}]
+    conn.cancel(43)  # on a closed connection: best effort, never raises
+
+
+def test_issue18_a_dead_connection_raises_copies_with_every_fact() -> None:
+    from shellport._client import _copy
+
+    dead = shellport.ProcessExited("the runtime exited", returncode=-9, stderr="last words")
+    first, second = _copy(dead), _copy(dead)
+    assert first is not dead  # fresh tracebacks each time
+    assert first is not second
+    for copy in (first, second):
+        assert type(copy) is shellport.ProcessExited
+        assert (str(copy), copy.returncode, copy.stderr) == (
+            "the runtime exited",
+            -9,
+            "last words",
+        )
+    closed = _copy(shellport.TransportClosed("closed"))
+    assert type(closed) is shellport.TransportClosed
+    assert str(closed) == "closed"
+
+
+@pytest.mark.parametrize("size", [199, 200, 201, 300])
+def test_issue18_garbage_is_quoted_clipped_and_never_fails_to_decode(size: int) -> None:
+    garbage = (b"\xff garbage " + b"y" * size)[:size]
+    rt = runtime(lambda m: None)
+    s = rt.session("/")
+    rt._connection().transport.push(garbage)  # type: ignore[attr-defined]
+    with pytest.raises(shellport.ProtocolError) as info:
+        s.call("t")
+    shown = garbage[:200].decode("utf-8", "replace") + ("…" if size > 200 else "")
+    assert str(info.value).endswith(": " + shown)
+    rt.close()
+
+
+def test_issue18_a_notice_without_text_or_session_is_dropped() -> None:
+    def answer(msg: Msg) -> list[Msg]:
+        return [
+            {"jsonrpc": "2.0", "method": "session/notice", "params": {"session": "s1", "text": 5}},
+            {"jsonrpc": "2.0", "method": "session/notice", "params": {"session": 1, "text": "x"}},
+            {"jsonrpc": "2.0", "method": "session/notice", "params": {"session": "s1"}},
+            {
+                "jsonrpc": "2.0",
+                "method": "session/notice",
+                "params": {"session": "s1", "text": "ok"},
+            },
+            text_result(msg, "done"),
+        ]
+
+    with runtime(answer) as rt:
+        s = rt.session("/")
+        s.call("t")
+        assert s.notices() == ["ok"]
+
+
+def test_issue18_heartbeat_pings_four_times_per_interval_on_a_daemon_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The period (a quarter of the interval, at least 25 ms) and the thread the
+    pinging runs on; the pings themselves are test_pings_keep_an_idle_runtime_alive's."""
+    seen: queue.Queue[tuple[float, str, bool]] = queue.Queue()
+
+    def loop(period: float) -> None:
+        me = threading.current_thread()
+        seen.put((period, me.name, me.daemon))
+
+    with runtime(lambda m: None) as rt:
+        conn = rt._connection()
+        monkeypatch.setattr(conn, "_ping_loop", loop)
+        conn.start_heartbeat(1.0)
+        assert seen.get(timeout=30) == (0.25, "shellport-heartbeat", True)
+        conn.start_heartbeat(0.01)
+        assert seen.get(timeout=30)[0] == 0.025

@@ -272,21 +272,21 @@ def test_fork_child_gets_a_clear_error(rt: shellport.Runtime, session: shellport
             ("session", lambda: rt.session("/")),
         ]
         for name, use in uses:
-            start = time.monotonic()
             try:
                 use()
                 report[name] = "no error"
             except shellport.TransportError as exc:
                 report[name] = f"{type(exc).__name__}: {exc}"
-            report[name + "_seconds"] = time.monotonic() - start
         rt.close()  # must neither hang nor touch the parent's runtime
         return report
 
     report = _in_child(child)
     for name in ("call", "tools", "session"):
         assert report[name].startswith("TransportClosed:"), report[name]
+        # Loud, not a hang: the error is the fork check's own (it names the
+        # fork, no transport timeout does), and _in_child's hang guard fails a
+        # child that blocks; no wall-clock bound (issue 18).
         assert "fork" in report[name]
-        assert report[name + "_seconds"] < 2.0  # the issue's bar: loud, not a hang
     # The parent's runtime is untouched by the child.
     assert session.call("_echo", {"after": "fork"}).text == '{"after":"fork"}'
 

@@ -243,3 +243,105 @@ def test_issue11_one_recipe_for_every_build() -> None:
     assert "-Werror" not in testkit and "recipe.json" in testkit
     for flag in targets.HELPER_CFLAGS:
         assert flag in targets.RECIPE["helper"]["cflags"]
+
+
+# --- issue 18: every refusal of a manylinux wheel fails once ----------------------------
+#
+# Real ELF files from this machine's C compiler (CI installs gcc and libc6-dev
+# for the native build): static programs for the executable and the helper,
+# and shared libraries that break one manylinux rule each.
+
+import platform  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+MANYLINUX = TARGETS["manylinux-x86_64"]
+
+
+def cc(tmp_path: Path, name: str, source: str, *flags: str) -> Path:
+    if platform.machine() != "x86_64" or shutil.which("gcc") is None:
+        pytest.skip("needs gcc on x86_64 Linux to build the x86_64 ELF files")
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    src = tmp_path / f"{name}.c"
+    src.write_text(source)
+    out = tmp_path / name
+    subprocess.run(["gcc", "-O1", "-o", str(out), str(src), *flags], check=True, cwd=tmp_path)
+    out.chmod(0o755)
+    return out
+
+
+def manylinux_wheel(tmp_path: Path, library_source: str, *library_flags: str) -> Path:
+    """A manylinux wheel of static programs and the library built from library_source."""
+    prog = cc(tmp_path, "prog", "int main(void) { return 0; }\n", "-static")
+    lib = cc(tmp_path, "libshellport.so", library_source, "-shared", "-fPIC", *library_flags)
+    natives = {EXE: prog, HELPER: prog, MANYLINUX.libname: lib}
+    project = build.metadata.load_pyproject()["project"]
+    return build.assemble(MANYLINUX, natives, tmp_path / "out", project, 1_700_000_000)
+
+
+OLD_LIBRARY = "#include <string.h>\nint f(char *d, const char *s) { return strlen(strcpy(d, s)); }\n"
+# getrandom is GLIBC_2.25: newer than manylinux2014's 2.17.
+NEW_GLIBC_LIBRARY = (
+    "#include <sys/random.h>\nint f(char *b) { return (int)getrandom(b, 4, 0); }\n"
+)
+
+
+def test_issue18_manylinux_library_within_glibc_217_passes_our_checks(tmp_path: Path) -> None:
+    """The control for the refusals below: the same build with old symbols only passes."""
+    wheel = manylinux_wheel(tmp_path, OLD_LIBRARY)
+    assert check._check_natives(MANYLINUX, check_natives_of(wheel), MANYLINUX.platform) == []
+
+
+def check_natives_of(wheel: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(wheel) as z:
+        return {n.split("/")[-1]: z.read(n) for n in z.namelist() if n.startswith("shellport/_native/")}
+
+
+def test_issue18_too_new_glibc_symbol_is_refused(tmp_path: Path) -> None:
+    wheel = manylinux_wheel(tmp_path, NEW_GLIBC_LIBRARY)
+    with pytest.raises(check.CheckError, match=r"libshellport.so needs GLIBC_2\.25 > 2\.17"):
+        check.check(wheel)
+
+
+def test_issue18_library_needing_more_than_libc_is_refused(tmp_path: Path) -> None:
+    """A dependency outside what a manylinux wheel may assume (here one of our own) is refused."""
+    extra = cc(tmp_path, "libextra.so", "int g(void) { return 1; }\n", "-shared", "-fPIC")
+    wheel = manylinux_wheel(tmp_path, "int g(void);\nint f(void) { return g(); }\n",
+                            f"-L{extra.parent}", "-l:libextra.so")
+    with pytest.raises(check.CheckError, match=r"needs \[.*'libextra\.so'.*\]; only libc\.so\.6 is allowed"):
+        check.check(wheel)
+
+
+def auditwheel_or_skip() -> str:
+    tool = check.find_auditwheel()
+    if tool is None:
+        pytest.skip("auditwheel is not installed (make wheel-tools; make test installs it first)")
+    return tool
+
+
+def test_issue18_auditwheel_refusal_is_a_failure(tmp_path: Path) -> None:
+    """auditwheel itself finds the library too new (our own checks skipped): the check fails
+    with auditwheel's words, not a note."""
+    auditwheel_or_skip()
+    wheel = manylinux_wheel(tmp_path, NEW_GLIBC_LIBRARY)
+    with pytest.raises(check.CheckError, match="auditwheel does not find .* manylinux_2_17_x86_64 compatible"):
+        check._auditwheel(wheel, MANYLINUX, True)
+    control = manylinux_wheel(tmp_path / "old", OLD_LIBRARY)
+    check._auditwheel(control, MANYLINUX, True)  # the same wheel with old symbols passes
+
+
+def test_issue18_auditwheel_that_fails_to_run_is_a_failure(tmp_path: Path) -> None:
+    """auditwheel exiting non-zero (here: it cannot read the wheel) fails the check."""
+    auditwheel_or_skip()
+    broken = tmp_path / "shellport-0.1.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    broken.write_bytes(b"not a zip file")
+    with pytest.raises(check.CheckError, match="auditwheel does not find"):
+        check._auditwheel(broken, MANYLINUX, True)
+
+
+def test_issue18_missing_auditwheel_fails_when_required(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(check, "find_auditwheel", lambda: None)
+    wheel = tmp_path / "shellport-0.1.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    with pytest.raises(check.CheckError, match="auditwheel is not installed"):
+        check._auditwheel(wheel, MANYLINUX, True)
+    check._auditwheel(wheel, MANYLINUX, False)  # not required: a note only
