@@ -551,9 +551,10 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             ", ".join(f"{n.split('-')[1]} {x_(obash[n])}" for n in SP),
             _all(list(obash.values()), lambda r: r <= 1.1),
             "subprocess.run forks and execs bash once. The bash tool's spawn goes through "
-            "the C supervisor first (one more fork and exec), gives the command a PTY, "
-            "a process group and its cleanup, and adds the call's round trip through the "
-            "runtime.",
+            "the C supervisor first (one more fork and exec), gives the command its own "
+            "session and process group, pipes for stdout and stderr read to their end, "
+            "and a sweep of what it left behind, and adds the call's round trip through "
+            "the runtime.",
         )
     )
     ph = _get(c, "cold_start", "median_phases") or {}
@@ -585,9 +586,10 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             _all(list(er.values()), lambda r: r <= 1.3),
             "The edit reads the whole file, checks it is text and that the old string occurs "
             "exactly once, builds the new content, writes it to a temporary file, fsyncs it "
-            "and renames it over the original (then fsyncs the directory), and keeps the old "
-            "content for undo_edit. The write and fsync are the floor; the read, the "
-            "search and the undo copy are what remain above it.",
+            "and renames it over the original (then fsyncs the directory); before the rename "
+            "it compares the file on disk with what it read, so a change another program made "
+            "meanwhile is not overwritten. The write and fsync are the floor; the read, the "
+            "search and that comparison are what remain above it.",
         )
     )
     return out
