@@ -250,3 +250,32 @@ func equal(a, b []int64) bool {
 	}
 	return true
 }
+
+// Ends (the openai shell's runner): a short stream comes back whole; a
+// long one as its first and last keep characters and the count between
+// them, never splitting a character; the spill file is gone either way.
+func TestCaptureEnds(t *testing.T) {
+	const keep = 10
+	c, dir := newTestCapture(t, keep*5/2+1)
+	_, _ = c.Write([]byte("short é\xff"))
+	head, tail, omitted, invalid := c.Ends(keep)
+	if string(head) != "short é\uFFFD" || tail != nil || omitted != 0 || invalid != 1 {
+		t.Fatalf("short: %q %q %d %d", head, tail, omitted, invalid)
+	}
+
+	c, dir = newTestCapture(t, keep*5/2+1)
+	text := "ééééé-begin" + strings.Repeat("x", 5000) + "end-ééééé"
+	for i := 0; i < len(text); i += 7 { // pieces that split characters
+		_, _ = c.Write([]byte(text[i:min(i+7, len(text))]))
+	}
+	head, tail, omitted, _ = c.Ends(keep)
+	if string(head) != "ééééé-begi" || string(tail) != "xend-ééééé" {
+		t.Fatalf("long: head %q tail %q", head, tail)
+	}
+	if n := int64(utf8.RuneCountInString(text)); omitted != n-2*keep {
+		t.Fatalf("omitted %d, want %d", omitted, n-2*keep)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("spill files left: %v", entries)
+	}
+}
