@@ -263,7 +263,7 @@ def _cpu(case: dict[str, Any]) -> str:
     )
 
 
-def _live(case: dict[str, Any]) -> str:
+def _live_sessions(case: dict[str, Any]) -> str:
     ss = case.get("summary", {})
     rows = []
     for n, v in ss.items():
@@ -349,7 +349,7 @@ def _transport(res: dict[str, Any]) -> str:
     )
 
 
-def _live(case: dict[str, Any]) -> str:
+def _live_output(case: dict[str, Any]) -> str:
     rows = []
     for label, v in case.items():
         cs = v.get("contenders", {})
@@ -528,11 +528,11 @@ def render(res: dict[str, Any], json_name: str, png: str | None) -> str:
     if "scale" in c:
         parts.append(_scale(c["scale"]))
     if "live_sessions" in c:
-        parts.append(_live(c["live_sessions"]))
+        parts.append(_live_sessions(c["live_sessions"]))
     if "transport" in c:
         parts.append(_transport(res))
     if "live_output" in c:
-        parts.append(_live(c["live_output"]))
+        parts.append(_live_output(c["live_output"]))
     if "sandbox" in c:
         parts.append(_sandbox(c["sandbox"]))
     if "remote" in c:
