@@ -15,6 +15,12 @@
 // is there, with the number of messages queued for Recv before it, so the
 // caller can tell whether a notice sent ahead of the reply is still on its
 // way through Recv (issue 16).
+//
+// Call and Start run a call to a quick tool (tools.Quick: the file editor,
+// which waits for no process) themselves, on the caller's goroutine, after
+// letting other senders go on: Start then returns with the reply already
+// there. Every other job runs on the runtime's workers while the caller
+// waits in slices.
 package inproc
 
 import (
@@ -154,7 +160,7 @@ func (c *Conn) Call(msg []byte) ([]byte, error) {
 		c.sendMu.Unlock()
 		return nil, ErrClosed
 	}
-	replies := c.rt.DeliverTo(msg, func(reply []byte) error {
+	replies, run := c.rt.DeliverInline(msg, func(reply []byte) error {
 		select {
 		case w <- reply:
 		default: // cannot happen: one reply per request
@@ -162,6 +168,9 @@ func (c *Conn) Call(msg []byte) ([]byte, error) {
 		return nil
 	})
 	c.sendMu.Unlock()
+	if run != nil {
+		run() // a quick tool's call, on this goroutine: the reply is in w when it returns
+	}
 	if !replies {
 		return nil, nil
 	}
@@ -183,17 +192,17 @@ func (c *Conn) Call(msg []byte) ([]byte, error) {
 func (c *Conn) Start(msg []byte) (int64, error) {
 	t := &ticket{reply: make(chan []byte, 1)}
 	c.sendMu.Lock()
-	defer c.sendMu.Unlock()
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
+		c.sendMu.Unlock()
 		return 0, ErrClosed
 	}
 	c.nextTicket++
 	id := c.nextTicket
 	c.tickets[id] = t
 	c.mu.Unlock()
-	replies := c.rt.DeliverTo(msg, func(reply []byte) error {
+	replies, run := c.rt.DeliverInline(msg, func(reply []byte) error {
 		c.mu.Lock()
 		t.queued = c.queued
 		c.mu.Unlock()
@@ -203,6 +212,15 @@ func (c *Conn) Start(msg []byte) (int64, error) {
 		}
 		return nil
 	})
+	c.sendMu.Unlock()
+	if run != nil {
+		// A quick tool's call runs here, on the caller's goroutine (for
+		// the C ABI the caller's own thread), and Wait then finds its
+		// reply at once: no worker is woken and nobody waits to be woken
+		// by one. It stays cancellable from other threads through its
+		// context, and a session close waits for it like any call.
+		run()
+	}
 	if !replies {
 		c.Forget(id)
 		return 0, nil
