@@ -192,6 +192,15 @@ func testServer(t *testing.T) (*Server, *replies) {
 				<-ctx.Done()
 				return "finished anyway", nil
 			}}
+		case "quick":
+			return Answer{Quick: true, Job: func(context.Context) (any, error) { return "quick", nil }}
+		case "quick-block":
+			// Quick only for the test: a job that waits for its context,
+			// to show a cancel reaches a job its caller runs.
+			return Answer{Quick: true, Job: func(ctx context.Context) (any, error) {
+				<-ctx.Done()
+				return "finished anyway", nil
+			}}
 		case "panic":
 			return Answer{Job: func(context.Context) (any, error) { panic("boom") }}
 		case "panic-inline":
@@ -414,5 +423,78 @@ func TestPooledWorkersRunEveryJob(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("request %s answered %d times", id, n)
 		}
+	}
+}
+
+// DeliverInline (issue 16) hands a Quick job to its caller instead of a
+// worker: nothing runs and nothing is answered until the caller runs it,
+// and the reply then goes to the delivery's own sink. A job that is not
+// Quick, and a Quick one delivered by Deliver, still run on a worker.
+func TestDeliverInlineHandsQuickJobsToTheCaller(t *testing.T) {
+	s, r := testServer(t)
+	mine := newReplies(t)
+	replies, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":1,"method":"quick"}`), mine.send)
+	if !replies || run == nil {
+		t.Fatalf("a quick job: replies %v, run %v", replies, run != nil)
+	}
+	mine.mu.Lock()
+	early := len(mine.all)
+	mine.mu.Unlock()
+	if early != 0 {
+		t.Fatal("a quick job was answered before its caller ran it")
+	}
+	run()
+	if got := mine.wait("1")["result"]; got != "quick" {
+		t.Fatalf("result %v", got)
+	}
+	if replies, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":2,"method":"echo","params":{}}`), mine.send); !replies || run != nil {
+		t.Fatalf("an in-line answer: replies %v, run %v", replies, run != nil)
+	}
+	mine.wait("2")
+	if replies, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":3,"method":"block"}`), mine.send); !replies || run != nil {
+		t.Fatalf("a job that is not quick must go to a worker: replies %v, run %v", replies, run != nil)
+	}
+	s.Deliver([]byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}`))
+	if code(mine.wait("3")) != CodeRequestCancelled {
+		t.Fatal("the worker's job was not cancelled")
+	}
+	if replies, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","method":"quick"}`), mine.send); replies || run == nil {
+		t.Fatalf("a quick notification: replies %v, run %v", replies, run != nil)
+	} else {
+		run() // runs, and answers nothing
+	}
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":4,"method":"quick"}`))
+	if got := r.wait("4")["result"]; got != "quick" {
+		t.Fatalf("a quick job delivered by Deliver: %v", got)
+	}
+}
+
+// A job its caller runs is cancelled from another goroutine like any other
+// (a client's $/cancelRequest, Close): it is in the in-flight set from its
+// delivery on, and its context is the one cancel ends.
+func TestDeliverInlineJobIsCancellable(t *testing.T) {
+	s, _ := testServer(t)
+	mine := newReplies(t)
+	_, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":"q","method":"quick-block"}`), mine.send)
+	if run == nil {
+		t.Fatal("no job to run")
+	}
+	ran := make(chan struct{})
+	go func() { run(); close(ran) }()
+	s.Deliver([]byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"q"}}`))
+	if got := code(mine.wait(`"q"`)); got != CodeRequestCancelled {
+		t.Fatalf("code %d, want %d", got, CodeRequestCancelled)
+	}
+	<-ran
+	_, run = s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":"r","method":"quick-block"}`), mine.send)
+	go run()
+	s.CancelAll()
+	if got := code(mine.wait(`"r"`)); got != CodeRequestCancelled {
+		t.Fatalf("after CancelAll: code %d, want %d", got, CodeRequestCancelled)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a hang guard
+	defer cancel()
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("close waits for jobs run by callers too: %v", err)
 	}
 }
