@@ -107,13 +107,29 @@ func (c *Conn) Send(msg []byte) error {
 // Recv returns the next queued message, waiting up to timeout. It returns
 // (nil, nil) on timeout and ErrClosed once the connection is closed.
 func (c *Conn) Recv(timeout time.Duration) ([]byte, error) {
+	msgs, err := c.RecvMany(timeout, 1)
+	if len(msgs) == 0 {
+		return nil, err
+	}
+	return msgs[0], err
+}
+
+// RecvMany is Recv for a reader that takes what has piled up in one go:
+// it waits like Recv for the first message, then returns it with those
+// queued behind it, at most limit in all (at least one). A reader that wakes
+// once for a burst of replies saves a wake-up and a crossing into the
+// library per message (issue 16).
+func (c *Conn) RecvMany(timeout time.Duration, limit int) ([][]byte, error) {
+	limit = min(max(limit, 1), 1<<16)
 	var timer <-chan time.Time
 	for {
 		c.mu.Lock()
 		if len(c.queue) > 0 {
-			msg := c.queue[0]
-			c.queue[0] = nil
-			c.queue = c.queue[1:]
+			n := min(len(c.queue), limit)
+			msgs := make([][]byte, n)
+			copy(msgs, c.queue[:n])
+			clear(c.queue[:n])
+			c.queue = c.queue[n:]
 			if len(c.queue) > 0 {
 				select {
 				case c.ready <- struct{}{}:
@@ -121,7 +137,7 @@ func (c *Conn) Recv(timeout time.Duration) ([]byte, error) {
 				}
 			}
 			c.mu.Unlock()
-			return msg, nil
+			return msgs, nil
 		}
 		closed := c.closed
 		c.mu.Unlock()
