@@ -498,3 +498,52 @@ func TestDeliverInlineJobIsCancellable(t *testing.T) {
 		t.Fatalf("close waits for jobs run by callers too: %v", err)
 	}
 }
+
+// EncodeResponse writes its members by hand around the marshalled result
+// (issue 16); the bytes must stay those encoding/json gives the reply's
+// struct, with the id as the request spelt it.
+func TestEncodeResponseMatchesEncodingJSON(t *testing.T) {
+	hostile := "a<b>&c\u2028\u2029\x00\x1f\"\\ \xff\xfe é 😀"
+	results := []any{
+		nil,
+		struct{}{},
+		map[string]any{"text": hostile, "n": 1.5, "list": []any{nil, true, hostile}},
+		json.RawMessage(" { \"a\" : [1, 2] } "),
+		(*struct{ A int })(nil),
+		struct {
+			Text string `json:"text"`
+			Skip string `json:"skip,omitempty"`
+		}{Text: hostile},
+	}
+	errs := []*Error{nil, {Code: CodeInvalidParams, Message: hostile, Data: map[string]any{"k": hostile}}}
+	for _, id := range []ID{nil, ID(`7`), ID(`"a\u003cb"`), ID(`"a<b"`), ID(`1e1`)} {
+		for _, result := range results {
+			for _, rpcErr := range errs {
+				if result != nil && rpcErr != nil {
+					continue // a reply is one or the other
+				}
+				got, err := EncodeResponse(id, result, rpcErr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := wireResponse{Result: result, Error: rpcErr}
+				if want.Result == nil && rpcErr == nil {
+					want.Result = struct{}{}
+				}
+				b, err := json.Marshal(want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(id) > 0 {
+					b = bytes.Replace(b, []byte(`"id":null`), append([]byte(`"id":`), id...), 1)
+				}
+				if !bytes.Equal(got, b) {
+					t.Errorf("id %s, result %#v, error %v:\n got %s\nwant %s", id, result, rpcErr, got, b)
+				}
+			}
+		}
+	}
+	if _, err := EncodeResponse(ID(`1`), map[string]any{"f": func() {}}, nil); err == nil {
+		t.Error("a result that cannot be marshalled must be an error")
+	}
+}
