@@ -547,3 +547,24 @@ func TestEncodeResponseMatchesEncodingJSON(t *testing.T) {
 		t.Error("a result that cannot be marshalled must be an error")
 	}
 }
+
+// BenchmarkDecodeEncode is the envelope's share of a call: a tools/call
+// request decoded and a typical result encoded (issue 16).
+func BenchmarkDecodeEncode(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"session":"a","name":"str_replace_editor","arguments":{"command":"view","path":"/tmp/tiny.txt"}}}`)
+	result := map[string]any{
+		"content":           []any{map[string]any{"type": "text", "text": "Here's the result of running `cat -n` on /tmp/tiny.txt:\n     1\ta\n"}},
+		"isError":           false,
+		"structuredContent": map[string]any{"path": "/tmp/tiny.txt", "lines": 1},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		req, rpcErr := Decode(msg)
+		if rpcErr != nil {
+			b.Fatal(rpcErr)
+		}
+		if _, err := EncodeResponse(req.ID, result, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
