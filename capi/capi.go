@@ -78,10 +78,7 @@ func cjoin(msgs [][]byte) *C.char {
 	for _, m := range msgs {
 		n += len(m)
 	}
-	p := C.malloc(C.size_t(n))
-	if p == nil {
-		panic("shellport: out of memory")
-	}
+	p := C.malloc(C.size_t(n)) // cgo's malloc never returns NULL: it aborts, as C.CString does
 	buf := unsafe.Slice((*byte)(p), n)
 	at := 0
 	for i, m := range msgs {
