@@ -8,6 +8,8 @@
 //	shellport_send(h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}");
 //	char *msg = shellport_recv(h, 200);   // next reply or notification; NULL on timeout
 //	shellport_free(msg);
+//	char *msgs = shellport_recv_many(h, 200, 64); // up to 64 queued, one per line
+//	shellport_free(msgs);
 //	char *reply = shellport_call(h, request);  // send and wait for this request's reply
 //	shellport_free(reply);
 //	long long t = shellport_start(h, request);  // send; the reply waits for shellport_wait
@@ -67,7 +69,28 @@ func lookup(h C.longlong) *inproc.Conn {
 }
 
 // cstring returns a malloc'd copy of s for the caller to free.
-func cstring(s []byte) *C.char { return C.CString(string(s)) }
+func cstring(s []byte) *C.char { return cjoin([][]byte{s}) }
+
+// cjoin returns a malloc'd NUL-terminated copy of msgs joined by newlines,
+// copied once, for the caller to free.
+func cjoin(msgs [][]byte) *C.char {
+	n := len(msgs) // the newlines between them and the final NUL
+	for _, m := range msgs {
+		n += len(m)
+	}
+	p := C.malloc(C.size_t(n)) // cgo's malloc never returns NULL: it aborts, as C.CString does
+	buf := unsafe.Slice((*byte)(p), n)
+	at := 0
+	for i, m := range msgs {
+		if i > 0 {
+			buf[at] = '\n'
+			at++
+		}
+		at += copy(buf[at:], m)
+	}
+	buf[at] = 0
+	return (*C.char)(p)
+}
 
 // errorReply encodes a JSON-RPC error for the C caller.
 func errorReply(code int, format string, args ...any) *C.char {
@@ -151,6 +174,32 @@ func shellport_recv(h C.longlong, timeoutMs C.int) (out *C.char) {
 		return nil
 	}
 	return cstring(msg)
+}
+
+// shellport_recv_many is shellport_recv for a reader that takes a burst in
+// one go: it waits like shellport_recv for the first message, then returns
+// it with the messages queued behind it, at most max in all (max < 1 means
+// 1), joined by newlines ("\n"). No message contains a newline: each is
+// one line of JSON, as on the executable's stdout.
+//
+//export shellport_recv_many
+func shellport_recv_many(h C.longlong, timeoutMs C.int, maxMessages C.int) (out *C.char) {
+	defer func() {
+		if v := recover(); v != nil {
+			out = errorReply(rpc.CodeInternalError, "internal error: shellport_recv_many panicked: %v", v)
+		}
+	}()
+	testOnlyEnter()
+	conn := lookup(h)
+	if conn == nil {
+		return nil
+	}
+	timeout := time.Duration(max(0, min(int(timeoutMs), 60_000))) * time.Millisecond
+	msgs, err := conn.RecvMany(timeout, int(maxMessages))
+	if err != nil || len(msgs) == 0 {
+		return nil
+	}
+	return cjoin(msgs)
 }
 
 // shellport_call sends a request and blocks until its own reply, which is

@@ -21,7 +21,7 @@ extern const char *_GoStringPtr(_GoString_ s);
 /* Start of preamble from import "C" comments.  */
 
 
-#line 26 "capi.go"
+#line 28 "capi.go"
 
 #include <stdlib.h>
 
@@ -91,6 +91,7 @@ extern char* shellport_version(void);
 extern long long int shellport_open(char* config);
 extern int shellport_send(long long int h, char* msg);
 extern char* shellport_recv(long long int h, int timeoutMs);
+extern char* shellport_recv_many(long long int h, int timeoutMs, int maxMessages);
 extern char* shellport_call(long long int h, char* request);
 extern long long int shellport_start(long long int h, char* request);
 extern char* shellport_wait(long long int h, long long int t, int timeoutMs, long long unsigned int* queued);

@@ -114,9 +114,9 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
             f"runtime's goroutines on top (since issue 10 it takes one trip: bash draws the "
             f"call's token itself after the command and reports it through a private FIFO "
             f"before printing it; the bookkeeping that keeps the command's traps, options and "
-            f"variables out of that report costs about what the second trip did). Fewer hops "
-            f"per call would close part of the gap: no reader-thread handoff in the Python "
-            f"client for a blocking call. But while a call that does nothing costs "
+            f"variables out of that report costs about what the second trip did). A blocking "
+            f"Python call no longer crosses a reader thread, and an editor call runs on the "
+            f"caller's thread (issue 16). But while a call that does nothing costs "
             f"{x_(noop / floor if noop and floor else None)} the floor, 1.5× is out of reach "
             f"for any shell tool behind this API.",
         )
@@ -378,16 +378,18 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             f"library {ms(noop)} (process {ms(noop_p)}; the raw-PTY round trip {ms(floor)})",
             None if noop is None else noop <= 0.0001,
             "What a call that does nothing still pays, in this order: the request encoded as "
-            "JSON in Python, the crossing into the library, the request decoded twice in Go "
-            "(the envelope, then the params strictly), the job handed to a pooled goroutine, "
-            "the tool's own system calls (open, stat and read of the file), the MCP result "
-            "with its presentation card encoded, the reply handed back to the waiting caller, "
-            "decoded again in Python and turned into a ToolResult. Profiled during issue 16, "
-            "the Python side is about 40 µs of it and the runtime's own CPU about 45 µs "
-            "(BenchmarkCallEcho); the rest is the two wake-ups between the caller's thread "
-            "and the job's goroutine, which a loaded 2-core machine makes slow. Running the "
-            "job on the caller's thread for a blocking call, and a reply encoder that skips "
-            "reflection, are what would come next.",
+            "JSON in Python, the crossing into the library, the request decoded in Go (the "
+            "envelope, then the params strictly, then the tool's arguments), the tool's own "
+            "work (open, stat and read of the file, its numbered text and presentation "
+            "card: about a third of the runtime's CPU per call in BenchmarkStartWaitView, "
+            "and most of its 30 KB of allocation, a 16 KB output buffer and a 4 KB scanner "
+            "for a 2-byte file), the MCP result "
+            "encoded, and in Python the reply decoded and turned into a ToolResult (about "
+            "40 µs). Since issue 16 the editor's call runs on the caller's own thread inside "
+            "shellport_start, with no goroutine hand-off and wake-up either way (context "
+            "switches per call 4.8 → 0.5); what is left is CPU. Fewer JSON passes (one "
+            "strict decode for envelope and params), an editor that sizes its buffers to "
+            "the file, and less Python per reply are what would come next.",
         )
     )
     vs_floor = {n: _get(pt, "ratios", n, "floor", "median") for n in SP}
@@ -430,8 +432,11 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             + f" (floor {fl_thr or 0:,.0f}/s)",
             _all(list(thr_r.values()), lambda r: r >= 0.6),
             "With every core busy, throughput is CPU per call: see the CPU row below. The "
-            "calls here go through `acall`, whose replies still cross the reader thread and "
-            "the event loop's thread-safe wake-up, on top of the runtime's and bash's work.",
+            "calls here go through `acall`; since issue 16 its reader takes every reply "
+            "queued at once (shellport_recv_many, or all the lines of one read over the "
+            "process transport) and wakes the event loop once per batch rather than once "
+            "per reply, so what is left is the runtime's and bash's work per call and "
+            "asyncio's own per task.",
         )
     )
     cpu = pt.get("cpu_per_call", {})

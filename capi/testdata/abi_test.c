@@ -243,6 +243,46 @@ static void testTickets(void) {
     shellport_testonly_panic_next(0);
 }
 
+static int lines(const char *s) {
+    int n = 1;
+    for (; s && *s; s++) n += *s == '\n';
+    return s ? n : 0;
+}
+
+/* Issue 16: shellport_recv_many takes what is queued in one go, in order,
+ * one message per line, at most max. */
+static void testRecvMany(void) {
+    long long h = shellport_open(echoTools);
+    char *r = shellport_call(h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"id\":\"s\"}}");
+    check(has(r, "\"id\":1,"), "session/new", r);
+    shellport_free(r);
+    check(shellport_recv_many(h, 0, 10) == NULL, "recv_many with nothing queued returns NULL", NULL);
+    const char *texts[] = {"n1", "n2\\nstill n2", "n3"};
+    char req[256];
+    for (int i = 0; i < 3; i++) {
+        snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"session\":\"s\",\"name\":\"_notify\",\"arguments\":{\"text\":\"%s\"}}}", 10 + i, texts[i]);
+        r = shellport_call(h, req);
+        check(has(r, "\"isError\":false"), "_notify", r);
+        shellport_free(r);
+    }
+    /* Each call returned after its notice was queued: all three are there. */
+    char *m = shellport_recv_many(h, 0, 2);
+    check(lines(m) == 2 && has(m, "\"n1\"") && has(m, "n2\\nstill n2") && !has(m, "\"n3\"") &&
+              strstr(m, "\"n1\"") < strstr(m, "n2\\n"),
+          "recv_many gives at most max, in order, one per line", m);
+    shellport_free(m);
+    m = shellport_recv_many(h, 0, 0);
+    check(lines(m) == 1 && has(m, "\"n3\""), "recv_many with max 0 gives one", m);
+    shellport_free(m);
+    check(shellport_recv_many(999999, 0, 10) == NULL, "recv_many from an unknown handle", NULL);
+    shellport_testonly_panic_next(1);
+    m = shellport_recv_many(h, 0, 10);
+    check(has(m, "shellport_recv_many panicked"), "recv_many panic is an internal error", m);
+    shellport_free(m);
+    check(shellport_close(h) == 0, "close", NULL);
+    check(shellport_recv_many(h, 10, 10) == NULL, "recv_many after close", NULL);
+}
+
 /* Issue 18: every recovery path answers instead of crashing the host. */
 static void testPanics(void) {
     long long h = shellport_open(NULL);
@@ -269,6 +309,7 @@ int main(int argc, char **argv) {
     testHandles();
     testPanics();
     testTickets();
+    testRecvMany();
     testConcurrentClose();
     if (argc > 1 && shellport_testonly_write_coverage(argv[1]) != 0) {
         printf("FAIL coverage: could not write counters to %s\n", argv[1]);

@@ -16,6 +16,7 @@ type mounted struct {
 	description string
 	schema      json.RawMessage
 	serial      bool
+	quick       bool // tools.Quick: a blocking in-process caller may run its calls itself
 }
 
 // registry holds the mounted tools in a stable order.
@@ -90,6 +91,7 @@ func newRegistry(cfg Config, host tools.Host, opts Options) (*registry, error) {
 			return nil, fmt.Errorf("tool %q: input schema is not valid JSON", t.Name())
 		}
 		_, m.serial = t.(tools.Serial)
+		_, m.quick = t.(tools.Quick)
 		reg.byName[m.name] = m
 		reg.order = append(reg.order, m)
 	}

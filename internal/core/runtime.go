@@ -142,6 +142,20 @@ func (rt *Runtime) DeliverTo(msg []byte, sink func([]byte) error) bool {
 	return rt.srv.DeliverTo(msg, sink)
 }
 
+// DeliverInline is DeliverTo, except that the job of a call to a quick tool
+// (tools.Quick) is returned as run for the caller to run on its own
+// goroutine, once, after releasing what orders its deliveries (see
+// rpc.Server.DeliverInline). The C ABI's shellport_start uses it: the
+// blocked caller's thread does the work, with no hand-off to a worker and
+// back.
+func (rt *Runtime) DeliverInline(msg []byte, sink func([]byte) error) (replies bool, run func()) {
+	if limit := rt.maxMessage(); len(msg) > limit {
+		rt.srv.DeliverErrorTo(rpc.NewTooLargeError(msg, limit), sink)
+		return true, nil
+	}
+	return rt.srv.DeliverInline(msg, sink)
+}
+
 // DeliverError answers a message the carrier could not read whole (too
 // large, unreadable).
 func (rt *Runtime) DeliverError(err error) { rt.srv.DeliverError(err) }

@@ -17,6 +17,9 @@ import (
 func newTestTool(host tools.Host, name string) (tools.Tool, error) {
 	for _, t := range newTestTools(host) {
 		if t.Name() == name {
+			if t.quick {
+				return quickTestTool{t}, nil
+			}
 			return t, nil
 		}
 	}
@@ -25,7 +28,7 @@ func newTestTool(host tools.Host, name string) (tools.Tool, error) {
 
 func newTestTools(host tools.Host) []*testTool {
 	return []*testTool{
-		&testTool{name: "_echo", desc: "Returns its arguments as text.", run: func(_ context.Context, c *tools.Call) (*tools.Result, error) {
+		&testTool{name: "_echo", desc: "Returns its arguments as text.", quick: true, run: func(_ context.Context, c *tools.Call) (*tools.Result, error) {
 			return &tools.Result{Text: string(c.Arguments), Structured: map[string]any{"session": c.Session.ID, "cwd": c.Session.Cwd, "env": c.Session.Env, "callId": c.ID}}, nil
 		}},
 		&testTool{name: "_sleep", desc: "Sleeps for ms milliseconds or until cancelled.", run: func(ctx context.Context, c *tools.Call) (*tools.Result, error) {
@@ -60,8 +63,14 @@ func newTestTools(host tools.Host) []*testTool {
 
 type testTool struct {
 	name, desc string
+	quick      bool // mounted as tools.Quick (quickTestTool)
 	run        func(context.Context, *tools.Call) (*tools.Result, error)
 }
+
+// quickTestTool is a test tool mounted as tools.Quick, as the editor is.
+type quickTestTool struct{ *testTool }
+
+func (quickTestTool) QuickCalls() {}
 
 var _ tools.Tool = (*testTool)(nil)
 

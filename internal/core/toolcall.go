@@ -99,7 +99,11 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 		s.calls.Add(1)
 		s.active.Add(1)
 	}
-	return async(func(ctx context.Context) (res any, err error) {
+	// A quick tool's call may run on the thread of a caller blocked on it
+	// (rpc.Server.DeliverInline) when nothing stands before it in the
+	// session: it then cannot wait behind another call.
+	quick := m.quick && turnFree(wait)
+	return rpc.Answer{Quick: quick, Job: func(ctx context.Context) (res any, err error) {
 		defer rt.calls.Done()
 		defer release()
 		if live != nil {
@@ -113,7 +117,21 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 		defer s.calls.Done()
 		defer s.active.Add(-1)
 		return rt.runInSession(ctx, s, wait, m, call)
-	})
+	}}
+}
+
+// turnFree reports whether a call that waits on wait for its turn has it
+// already.
+func turnFree(wait chan struct{}) bool {
+	if wait == nil {
+		return true
+	}
+	select {
+	case <-wait:
+		return true
+	default:
+		return false
+	}
 }
 
 // liveStream starts the live output of the request with id: the call's

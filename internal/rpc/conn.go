@@ -29,6 +29,11 @@ type Answer struct {
 	Result any
 	Err    error
 	Job    Job
+	// Quick marks a Job that does bounded work and never waits for a
+	// process, a timer or another call: DeliverInline hands such a job
+	// back to its caller, which runs it on its own goroutine instead of
+	// waking a worker and being woken by it (issue 16).
+	Quick bool
 }
 
 // Handler routes requests. Accept runs on the delivering goroutine, in
@@ -83,30 +88,43 @@ func (s *Server) OnPanic(f func(method string, v any, stack []byte)) { s.onPanic
 
 // Deliver handles one raw message. Call it from one goroutine so that
 // Accept sees messages in arrival order.
-func (s *Server) Deliver(msg []byte) { s.deliver(msg, s.send) }
+func (s *Server) Deliver(msg []byte) { s.deliver(msg, s.send, false) }
 
 // DeliverTo is Deliver with the message's one reply (if it gets one) sent
 // to sink instead of the server's writer: a caller blocked on its own
 // request gets exactly that request's answer, without matching ids. It
 // reports whether a reply will come (false for a notification).
 func (s *Server) DeliverTo(msg []byte, sink func([]byte) error) bool {
-	return s.deliver(msg, sink)
+	replies, _ := s.deliver(msg, sink, false)
+	return replies
 }
 
-func (s *Server) deliver(msg []byte, sink func([]byte) error) bool {
+// DeliverInline is DeliverTo, except that a Quick job is not handed to a
+// worker: it comes back as run, which the caller must call exactly once,
+// on the goroutine that waits for the reply, after letting go of whatever
+// keeps its deliveries in order (so other deliveries do not wait for the
+// job). The job keeps everything a pooled one has: its context, which
+// $/cancelRequest and Close cancel from other goroutines, its place in
+// the in-flight set, and its one reply to sink. run is nil when there is
+// nothing to run.
+func (s *Server) DeliverInline(msg []byte, sink func([]byte) error) (replies bool, run func()) {
+	return s.deliver(msg, sink, true)
+}
+
+func (s *Server) deliver(msg []byte, sink func([]byte) error, inline bool) (bool, func()) {
 	req, rpcErr := Decode(msg)
 	if rpcErr != nil {
 		var id ID
 		if req != nil {
 			id = req.ID
 			if req.Method != "" && req.IsNotification() {
-				return false // a notification is never answered, even a malformed one
+				return false, nil // a notification is never answered, even a malformed one
 			}
 		}
 		// Unreadable input gets an error with a null id: JSON-RPC allows it,
 		// and the client learns that something it sent was dropped.
 		replyTo(sink, id, nil, rpcErr)
-		return true
+		return true, nil
 	}
 	req.sink = sink
 	if req.Method == PingMethod {
@@ -115,7 +133,7 @@ func (s *Server) deliver(msg []byte, sink func([]byte) error) bool {
 		if !req.IsNotification() {
 			replyTo(sink, req.ID, struct{}{}, nil)
 		}
-		return !req.IsNotification()
+		return !req.IsNotification(), nil
 	}
 	if req.Method == CancelMethod {
 		// Handled ahead of everything and never blocks. Sent as a request
@@ -124,10 +142,9 @@ func (s *Server) deliver(msg []byte, sink func([]byte) error) bool {
 		if !req.IsNotification() {
 			replyTo(sink, req.ID, nil, err)
 		}
-		return !req.IsNotification()
+		return !req.IsNotification(), nil
 	}
-	s.dispatch(req)
-	return !req.IsNotification()
+	return !req.IsNotification(), s.dispatch(req, inline)
 }
 
 // DeliverError answers a message the framer could not read whole.
@@ -183,7 +200,9 @@ func (s *Server) CancelAll() {
 	}
 }
 
-func (s *Server) dispatch(req *Request) {
+// dispatch admits req. With inline, a Quick job is returned to be run by
+// the caller instead of starting on a worker.
+func (s *Server) dispatch(req *Request, inline bool) (run func()) {
 	key := req.ID.Key()
 	s.mu.Lock()
 	switch {
@@ -192,11 +211,11 @@ func (s *Server) dispatch(req *Request) {
 		if !req.IsNotification() {
 			s.reply(req, nil, Errorf(CodeShutDown, "runtime is shut down: %s refused", req.Method))
 		}
-		return
+		return nil
 	case !req.IsNotification() && s.inflight[key] != nil:
 		s.mu.Unlock()
 		s.reply(req, nil, Errorf(CodeInvalidRequest, "invalid request: id %s is already in use by a running request", req.ID))
-		return
+		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if !req.IsNotification() {
@@ -208,12 +227,17 @@ func (s *Server) dispatch(req *Request) {
 	answer := s.accept(req)
 	if answer.Job == nil {
 		s.finish(req, ctx, cancel, answer.Result, answer.Err)
-		return
+		return nil
 	}
-	s.spawn(func() {
+	job := func() {
 		result, err := s.run(req, ctx, answer.Job)
 		s.finish(req, ctx, cancel, result, err)
-	})
+	}
+	if inline && answer.Quick {
+		return job
+	}
+	s.spawn(job)
+	return nil
 }
 
 // spawn runs job on an idle worker, or on a new one if none is idle.

@@ -192,6 +192,15 @@ func testServer(t *testing.T) (*Server, *replies) {
 				<-ctx.Done()
 				return "finished anyway", nil
 			}}
+		case "quick":
+			return Answer{Quick: true, Job: func(context.Context) (any, error) { return "quick", nil }}
+		case "quick-block":
+			// Quick only for the test: a job that waits for its context,
+			// to show a cancel reaches a job its caller runs.
+			return Answer{Quick: true, Job: func(ctx context.Context) (any, error) {
+				<-ctx.Done()
+				return "finished anyway", nil
+			}}
 		case "panic":
 			return Answer{Job: func(context.Context) (any, error) { panic("boom") }}
 		case "panic-inline":
@@ -413,6 +422,149 @@ func TestPooledWorkersRunEveryJob(t *testing.T) {
 	for id, n := range replies {
 		if n != 1 {
 			t.Fatalf("request %s answered %d times", id, n)
+		}
+	}
+}
+
+// DeliverInline (issue 16) hands a Quick job to its caller instead of a
+// worker: nothing runs and nothing is answered until the caller runs it,
+// and the reply then goes to the delivery's own sink. A job that is not
+// Quick, and a Quick one delivered by Deliver, still run on a worker.
+func TestDeliverInlineHandsQuickJobsToTheCaller(t *testing.T) {
+	s, r := testServer(t)
+	mine := newReplies(t)
+	replies, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":1,"method":"quick"}`), mine.send)
+	if !replies || run == nil {
+		t.Fatalf("a quick job: replies %v, run %v", replies, run != nil)
+	}
+	mine.mu.Lock()
+	early := len(mine.all)
+	mine.mu.Unlock()
+	if early != 0 {
+		t.Fatal("a quick job was answered before its caller ran it")
+	}
+	run()
+	if got := mine.wait("1")["result"]; got != "quick" {
+		t.Fatalf("result %v", got)
+	}
+	if replies, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":2,"method":"echo","params":{}}`), mine.send); !replies || run != nil {
+		t.Fatalf("an in-line answer: replies %v, run %v", replies, run != nil)
+	}
+	mine.wait("2")
+	if replies, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":3,"method":"block"}`), mine.send); !replies || run != nil {
+		t.Fatalf("a job that is not quick must go to a worker: replies %v, run %v", replies, run != nil)
+	}
+	s.Deliver([]byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}`))
+	if code(mine.wait("3")) != CodeRequestCancelled {
+		t.Fatal("the worker's job was not cancelled")
+	}
+	if replies, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","method":"quick"}`), mine.send); replies || run == nil {
+		t.Fatalf("a quick notification: replies %v, run %v", replies, run != nil)
+	} else {
+		run() // runs, and answers nothing
+	}
+	s.Deliver([]byte(`{"jsonrpc":"2.0","id":4,"method":"quick"}`))
+	if got := r.wait("4")["result"]; got != "quick" {
+		t.Fatalf("a quick job delivered by Deliver: %v", got)
+	}
+}
+
+// A job its caller runs is cancelled from another goroutine like any other
+// (a client's $/cancelRequest, Close): it is in the in-flight set from its
+// delivery on, and its context is the one cancel ends.
+func TestDeliverInlineJobIsCancellable(t *testing.T) {
+	s, _ := testServer(t)
+	mine := newReplies(t)
+	_, run := s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":"q","method":"quick-block"}`), mine.send)
+	if run == nil {
+		t.Fatal("no job to run")
+	}
+	ran := make(chan struct{})
+	go func() { run(); close(ran) }()
+	s.Deliver([]byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"q"}}`))
+	if got := code(mine.wait(`"q"`)); got != CodeRequestCancelled {
+		t.Fatalf("code %d, want %d", got, CodeRequestCancelled)
+	}
+	<-ran
+	_, run = s.DeliverInline([]byte(`{"jsonrpc":"2.0","id":"r","method":"quick-block"}`), mine.send)
+	go run()
+	s.CancelAll()
+	if got := code(mine.wait(`"r"`)); got != CodeRequestCancelled {
+		t.Fatalf("after CancelAll: code %d, want %d", got, CodeRequestCancelled)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a hang guard
+	defer cancel()
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("close waits for jobs run by callers too: %v", err)
+	}
+}
+
+// EncodeResponse writes its members by hand around the marshalled result
+// (issue 16); the bytes must stay those encoding/json gives the reply's
+// struct, with the id as the request spelt it.
+func TestEncodeResponseMatchesEncodingJSON(t *testing.T) {
+	hostile := "a<b>&c\u2028\u2029\x00\x1f\"\\ \xff\xfe é 😀"
+	results := []any{
+		nil,
+		struct{}{},
+		map[string]any{"text": hostile, "n": 1.5, "list": []any{nil, true, hostile}},
+		json.RawMessage(" { \"a\" : [1, 2] } "),
+		(*struct{ A int })(nil),
+		struct {
+			Text string `json:"text"`
+			Skip string `json:"skip,omitempty"`
+		}{Text: hostile},
+	}
+	errs := []*Error{nil, {Code: CodeInvalidParams, Message: hostile, Data: map[string]any{"k": hostile}}}
+	for _, id := range []ID{nil, ID(`7`), ID(`"a\u003cb"`), ID(`"a<b"`), ID(`1e1`)} {
+		for _, result := range results {
+			for _, rpcErr := range errs {
+				if result != nil && rpcErr != nil {
+					continue // a reply is one or the other
+				}
+				got, err := EncodeResponse(id, result, rpcErr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := wireResponse{Result: result, Error: rpcErr}
+				if want.Result == nil && rpcErr == nil {
+					want.Result = struct{}{}
+				}
+				b, err := json.Marshal(want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(id) > 0 {
+					b = bytes.Replace(b, []byte(`"id":null`), append([]byte(`"id":`), id...), 1)
+				}
+				if !bytes.Equal(got, b) {
+					t.Errorf("id %s, result %#v, error %v:\n got %s\nwant %s", id, result, rpcErr, got, b)
+				}
+			}
+		}
+	}
+	if _, err := EncodeResponse(ID(`1`), map[string]any{"f": func() {}}, nil); err == nil {
+		t.Error("a result that cannot be marshalled must be an error")
+	}
+}
+
+// BenchmarkDecodeEncode is the envelope's share of a call: a tools/call
+// request decoded and a typical result encoded (issue 16).
+func BenchmarkDecodeEncode(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"session":"a","name":"str_replace_editor","arguments":{"command":"view","path":"/tmp/tiny.txt"}}}`)
+	result := map[string]any{
+		"content":           []any{map[string]any{"type": "text", "text": "Here's the result of running `cat -n` on /tmp/tiny.txt:\n     1\ta\n"}},
+		"isError":           false,
+		"structuredContent": map[string]any{"path": "/tmp/tiny.txt", "lines": 1},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		req, rpcErr := Decode(msg)
+		if rpcErr != nil {
+			b.Fatal(rpcErr)
+		}
+		if _, err := EncodeResponse(req.ID, result, nil); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

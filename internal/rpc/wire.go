@@ -142,6 +142,8 @@ type wireIn struct {
 	Error   *Error          `json:"error"`
 }
 
+// wireResponse is the shape of a reply; EncodeResponse writes its bytes
+// by hand, and a test holds it to encoding/json's for this struct.
 type wireResponse struct {
 	Version version `json:"jsonrpc"`
 	ID      ID      `json:"id"`
@@ -171,6 +173,13 @@ func (r *Request) IsNotification() bool { return len(r.ID) == 0 }
 // malformed, an *Error to send back (with whatever id could be read).
 func Decode(msg []byte) (*Request, *Error) {
 	var in wireIn
+	// The common case in one call, without a Decoder's copy of the
+	// message: Unmarshal succeeds exactly when the Decoder below would
+	// (one value, nothing after it), which then only words the errors.
+	if json.Unmarshal(msg, &in) == nil {
+		return checkRequest(&in)
+	}
+	in = wireIn{}
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	if err := dec.Decode(&in); err != nil {
 		if !json.Valid(msg) {
@@ -182,6 +191,12 @@ func Decode(msg []byte) (*Request, *Error) {
 	if dec.More() {
 		return nil, Errorf(CodeParseError, "parse error: more than one JSON value on the line")
 	}
+	return checkRequest(&in)
+}
+
+// checkRequest makes a Request of a decoded message, or the error to send
+// back for it.
+func checkRequest(in *wireIn) (*Request, *Error) {
 	req := &Request{ID: ID(in.ID), Params: in.Params}
 	if string(in.ID) == "null" {
 		req.ID = nil
@@ -233,23 +248,41 @@ func idOf(msg []byte) ID {
 
 // EncodeResponse returns the wire form of a reply. The id is written exactly
 // as the request spelt it (encoding/json would re-escape <, >, & and
-// U+2028/9), so a client matching replies by text finds its own.
+// U+2028/9), so a client matching replies by text finds its own. The
+// members are written around the marshalled result in one buffer, the
+// bytes encoding/json gives wireResponse, without a second copy of a large
+// result (issue 16).
 func EncodeResponse(id ID, result any, rpcErr *Error) ([]byte, error) {
 	if rpcErr == nil && result == nil {
 		result = struct{}{}
 	}
-	msg, err := json.Marshal(wireResponse{Result: result, Error: rpcErr})
-	if err != nil || len(id) == 0 {
-		return msg, err
+	var res, errJSON []byte
+	var err error
+	if result != nil {
+		if res, err = json.Marshal(result); err != nil {
+			return nil, err
+		}
 	}
-	const head = `{"jsonrpc":"2.0","id":null`
-	if !bytes.HasPrefix(msg, []byte(head)) { // cannot happen: the struct fixes the order
-		return nil, fmt.Errorf("encode response: unexpected head %q", clip(msg, 40))
+	if rpcErr != nil {
+		if errJSON, err = json.Marshal(rpcErr); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]byte, 0, len(msg)+len(id))
-	out = append(out, head[:len(head)-len("null")]...)
-	out = append(out, id...)
-	return append(out, msg[len(head):]...), nil
+	const head = `{"jsonrpc":"2.0","id":`
+	out := make([]byte, 0, len(head)+len(id)+len(res)+len(errJSON)+32)
+	out = append(out, head...)
+	if len(id) == 0 {
+		out = append(out, "null"...)
+	} else {
+		out = append(out, id...)
+	}
+	if res != nil {
+		out = append(append(out, `,"result":`...), res...)
+	}
+	if errJSON != nil {
+		out = append(append(out, `,"error":`...), errJSON...)
+	}
+	return append(out, '}'), nil
 }
 
 // EncodeNotification returns the wire form of a notification.

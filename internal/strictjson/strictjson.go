@@ -91,7 +91,8 @@ func (e *TextError) Error() string {
 // io.ErrUnexpectedEOF), so callers can word them; a second value after the
 // first is reported as ErrTrailingData.
 func Decode(data []byte, dst any) error {
-	if json.Valid(data) {
+	valid := json.Valid(data) // once: the last check below reuses it
+	if valid {
 		if err := Check(data, reflect.TypeOf(dst)); err != nil {
 			return err
 		}
@@ -104,7 +105,7 @@ func Decode(data []byte, dst any) error {
 	if dec.More() {
 		return ErrTrailingData
 	}
-	if !json.Valid(data) { // cannot happen: Decode and More found one whole value
+	if !valid { // a first value followed by a stray closing bracket, which More does not see
 		return ErrTrailingData
 	}
 	return nil

@@ -277,6 +277,17 @@ type Serial interface {
 	SerialPerSession()
 }
 
+// Quick is implemented by tools whose calls do bounded work in the runtime's
+// own process (file reads and writes) and never wait for a process, a timer
+// or the client: the file editor. A caller blocked on such a call in the
+// same process (the C ABI's shellport_start) runs it on its own thread
+// rather than waking a worker goroutine and being woken by it (issue 16).
+// A tool that can wait for long must not implement it: the blocked caller
+// could not be interrupted until the call returns.
+type Quick interface {
+	QuickCalls()
+}
+
 // Runner is implemented by tools that keep processes per session (a
 // persistent shell, background tasks). Running says what the session with
 // sessionKey has running now ("a persistent shell", "2 background

@@ -47,6 +47,46 @@ async def test_acall_runs_concurrently(session: shellport.Session) -> None:
     assert [json.loads(r.text)["i"] for r in results] == list(range(50))
 
 
+def test_acall_from_two_event_loops(session: shellport.Session) -> None:
+    """Issue 16: replies reach each loop in batches of its own, never another loop's."""
+
+    def run(tag: str) -> list[object]:
+        async def calls() -> list[object]:
+            results = await asyncio.gather(
+                *(session.acall("_echo", {"t": tag, "i": i}) for i in range(60))
+            )
+            return [json.loads(r.text) for r in results]
+
+        return asyncio.run(calls())
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        a, b = pool.map(run, ["a", "b"])
+    assert a == [{"t": "a", "i": i} for i in range(60)]
+    assert b == [{"t": "b", "i": i} for i in range(60)]
+
+
+async def test_acall_cancelled_in_a_batch_leaves_the_others(
+    rt: shellport.Runtime, session: shellport.Session
+) -> None:
+    """Issue 16: a cancelled acall whose reply comes with others' does not stop theirs."""
+    conn = rt._connection()
+    quick = [asyncio.ensure_future(session.acall("_echo", {"i": i})) for i in range(30)]
+    slow = asyncio.ensure_future(session.acall("_sleep", {"ms": 120_000}))
+    more = [asyncio.ensure_future(session.acall("_echo", {"i": i})) for i in range(30, 60)]
+    while conn.pending_count() < 1:
+        await asyncio.sleep(0.01)
+    slow.cancel()
+    results = await asyncio.gather(*quick, *more)
+    assert [json.loads(r.text)["i"] for r in results] == list(range(60))
+    with pytest.raises(asyncio.CancelledError):
+        await slow
+    for _ in range(1500):  # the runtime answers the cancelled call with -32800
+        if conn.pending_count() == 0:
+            break
+        await asyncio.sleep(0.01)
+    assert conn.pending_count() == 0
+
+
 async def test_cancelling_acall_cancels_the_call(
     rt: shellport.Runtime, session: shellport.Session
 ) -> None:

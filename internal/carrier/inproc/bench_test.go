@@ -3,6 +3,8 @@ package inproc
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +101,70 @@ func BenchmarkStartWaitEcho(b *testing.B) {
 				break
 			}
 		}
+	}
+}
+
+// BenchmarkStartWaitView is the no-op case of docs/BENCHMARKS.md (an editor
+// view of a 2-byte file) on the path a blocking Python call takes over the
+// C ABI: since issue 16 the editor's call runs inside Start, on the
+// caller's goroutine.
+func BenchmarkStartWaitView(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tiny.txt"), []byte("a\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	c := OpenOptions(core.Options{SpawnHelper: testkit.SpawnHelper(b)})
+	defer c.Close()
+	if _, err := c.Call([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":%q,"id":"a"}}`, dir))); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		t, err := c.Start([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"session":"a","name":"str_replace_editor","arguments":{"command":"view","path":%q}}}`, i, filepath.Join(dir, "tiny.txt"))))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			reply, _, err := c.Wait(t, 250*time.Millisecond)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if reply != nil {
+				if !bytes.Contains(reply, []byte(`"isError":false`)) {
+					b.Fatalf("%s", reply)
+				}
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkRecvMany is the reader's side of a burst of notifications: 64
+// queued messages taken one Recv at a time or in one RecvMany (issue 16).
+func BenchmarkRecvMany(b *testing.B) {
+	c := OpenOptions(core.Options{Config: core.Config{TestTools: true}, SpawnHelper: testkit.SpawnHelper(b)})
+	defer c.Close()
+	msg := []byte(`{"jsonrpc":"2.0","method":"session/notice","params":{"session":"a","text":"x"}}`)
+	for _, many := range []bool{false, true} {
+		b.Run(fmt.Sprintf("many=%v", many), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for range 64 {
+					_ = c.enqueue(msg)
+				}
+				for got := 0; got < 64; {
+					if many {
+						msgs, _ := c.RecvMany(0, 256)
+						got += len(msgs)
+					} else {
+						if m, _ := c.Recv(0); m != nil {
+							got++
+						}
+					}
+				}
+			}
+		})
 	}
 }

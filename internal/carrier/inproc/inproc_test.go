@@ -204,3 +204,37 @@ func TestStartWaitTickets(t *testing.T) {
 		t.Fatalf("start after close: %v", err)
 	}
 }
+
+// A call to a quick tool (the editor; _echo here) runs in Start on the
+// caller's goroutine (issue 16): its reply is there when Start returns,
+// and it still goes only to its ticket. A call that is not quick (_sleep)
+// is left to the runtime's workers, so Start returns before it ends.
+func TestStartRunsQuickCallsOnTheCaller(t *testing.T) {
+	c := OpenOptions(core.Options{Config: core.Config{TestTools: true}, SpawnHelper: testkit.SpawnHelper(t)})
+	defer c.Close()
+	if _, err := c.Call([]byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","id":"s"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	id, err := c.Start([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"session":"s","name":"_echo","arguments":{"x":1}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, _, err := c.Wait(id, 0)
+	if err != nil || !strings.Contains(string(reply), `"id":2,`) {
+		t.Fatalf("the quick call's reply was not there when Start returned: %s, %v", reply, err)
+	}
+	id, _ = c.Start([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"session":"s","name":"_sleep","arguments":{"ms":60000}}}`))
+	if r, _, err := c.Wait(id, 0); r != nil || err != nil {
+		t.Fatalf("a call that is not quick ran in Start: %s, %v", r, err)
+	}
+	if err := c.Send([]byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}`)); err != nil {
+		t.Fatal(err)
+	}
+	reply, _, err = c.Wait(id, 20*time.Second) // a hang guard
+	if err != nil || !strings.Contains(string(reply), "-32800") {
+		t.Fatalf("cancelled sleep: %s, %v", reply, err)
+	}
+	if msg, _ := c.Recv(0); msg != nil {
+		t.Fatalf("a ticket's reply leaked into Recv: %s", msg)
+	}
+}

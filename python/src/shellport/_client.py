@@ -30,7 +30,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._exceptions import (
     MessageTooLarge,
@@ -42,6 +42,9 @@ from ._exceptions import (
     _rpc_error,
 )
 from ._transports.base import CLOSED, BaseTransport, encode
+
+if TYPE_CHECKING:
+    import asyncio  # imported where a coroutine needs it: never at import time
 
 RECEIVE_SLICE = 0.2  # seconds one receive may block; bounds shutdown latency
 WAIT_SLICE = 0.25  # seconds one wait on a future may block before signals run
@@ -55,9 +58,66 @@ log = logging.getLogger("shellport")
 wire_log = logging.getLogger("shellport.wire")
 
 
+class _LoopReplies:
+    """The replies on their way to one event loop, handed over in batches.
+
+    The reader thread puts each reply here; the first of a batch schedules
+    one ``call_soon_threadsafe`` (a write to the loop's self-pipe and a
+    wake-up), and the loop settles every reply that arrived by then in one
+    go. Through ``asyncio.wrap_future`` each reply cost a wake-up of its
+    own and a trip through a ``concurrent.futures.Future`` (issue 16).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.lock = threading.Lock()
+        self.ready: list[tuple[asyncio.Future[Result], Result | None, BaseException | None]] = []
+
+    def put(
+        self,
+        future: asyncio.Future[Result],
+        result: Result | None,
+        exception: BaseException | None,
+    ) -> None:
+        with self.lock:
+            first = not self.ready
+            self.ready.append((future, result, exception))
+        if first:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody awaits
+                self.loop.call_soon_threadsafe(self.settle)
+
+    def settle(self) -> None:
+        with self.lock:
+            ready, self.ready = self.ready, []
+        for future, result, exception in ready:
+            if future.done():
+                continue  # the awaiting task was cancelled
+            if exception is not None:
+                future.set_exception(exception)
+            else:
+                future.set_result(result if result is not None else {})
+
+
+class _LoopFuture:
+    """Where the reply of an ``acall`` goes: its loop's future, through _LoopReplies."""
+
+    __slots__ = ("future", "replies")
+
+    def __init__(self, replies: _LoopReplies, future: asyncio.Future[Result]) -> None:
+        self.replies = replies
+        self.future = future
+
+    def set_result(self, result: Result) -> None:
+        self.replies.put(self.future, result, None)
+
+    def set_exception(self, exception: BaseException) -> None:
+        self.replies.put(self.future, None, exception)
+
+
 @dataclass
 class _Pending:
-    future: concurrent.futures.Future[Result] | None  # None: the caller waits itself
+    # None: the caller waits itself (the transport holds its reply)
+    future: concurrent.futures.Future[Result] | _LoopFuture | None
     method: str
     size: int
 
@@ -122,6 +182,9 @@ class Connection:
         self._pending: dict[int, _Pending] = {}
         self._notices: dict[str, deque[str]] = {}
         self._live: dict[int, _LiveOutput] = {}
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopReplies] = (
+            weakref.WeakKeyDictionary()
+        )
         self._dead: TransportError | None = None
         self._stopping = False
         self._closing = threading.Event()  # set by close(); stops the heartbeat
@@ -181,10 +244,20 @@ class Connection:
 
         With live, the request's tools/output pieces are queued there.
         """
+        future: concurrent.futures.Future[Result] = concurrent.futures.Future()
+        return self._send_request(method, params, future, live), future
+
+    def _send_request(
+        self,
+        method: str,
+        params: Mapping[str, Any],
+        future: concurrent.futures.Future[Result] | _LoopFuture,
+        live: _LiveOutput | None = None,
+    ) -> int:
+        """Send a request whose reply the reader thread gives to future; its id."""
         self.check()
         request_id = next(self._ids)
         data = encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        future: concurrent.futures.Future[Result] = concurrent.futures.Future()
         with self._lock:
             if self._dead is not None:
                 raise _copy(self._dead)
@@ -204,7 +277,7 @@ class Connection:
                 if self._dead is not None:
                     raise _copy(self._dead) from exc
             raise
-        return request_id, future
+        return request_id
 
     def notify(self, method: str, params: Mapping[str, Any]) -> None:
         """Send a notification (no reply comes back)."""
@@ -327,8 +400,26 @@ class Connection:
                 self._behind -= 1
 
     async def acall(self, method: str, params: Mapping[str, Any]) -> Result:
-        """Send a request and await its result."""
-        return await self.await_(*self.start(method, params))
+        """Send a request and await its result.
+
+        The reply reaches the loop through _LoopReplies, with the others
+        that arrived with it; cancelling the awaiting task cancels the
+        request.
+        """
+        import asyncio  # loaded already: a coroutine runs only under a loop
+
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            replies = self._loops.get(loop)
+            if replies is None:
+                replies = self._loops[loop] = _LoopReplies(loop)
+        future: asyncio.Future[Result] = loop.create_future()
+        request_id = self._send_request(method, params, _LoopFuture(replies, future))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self.cancel(request_id)
+            raise
 
     def call_live(
         self, method: str, params: Mapping[str, Any], on_output: OutputCallback
@@ -467,7 +558,7 @@ class Connection:
     def _read_loop(self) -> None:
         while not self._stopping:
             try:
-                data = self.transport.receive(RECEIVE_SLICE)
+                batch = self.transport.receive_many(RECEIVE_SLICE)
             except TransportError as exc:
                 if not self._stopping:
                     log.debug("the connection over %s ended: %s", self.transport.name, exc)
@@ -476,17 +567,16 @@ class Connection:
             except Exception as exc:  # the reader must never die silently
                 self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
                 return
-            if data is None:
-                continue
-            if wire_log.isEnabledFor(logging.DEBUG):
-                wire_log.debug("<- %s", _wire_text(data))
-            try:
-                self._dispatch(data)
-            except ProtocolError as exc:
-                self._die(exc)
-                return
-            finally:
-                self._count_dispatched()
+            for data in batch:
+                if wire_log.isEnabledFor(logging.DEBUG):
+                    wire_log.debug("<- %s", _wire_text(data))
+                try:
+                    self._dispatch(data)
+                except ProtocolError as exc:
+                    self._die(exc)
+                    return
+                finally:
+                    self._count_dispatched()
 
     def _count_dispatched(self) -> None:
         with self._lock:
@@ -606,11 +696,14 @@ class Connection:
             self._die(TransportClosed(CLOSED))
 
 
+_decode = json.JSONDecoder().decode  # made once, as json.loads would use
+
+
 def _parse(data: bytes) -> dict[str, Any]:
     """Decode one message from the runtime; ProtocolError if it is not a JSON object."""
     try:
-        message = json.loads(data)
-    except ValueError as exc:
+        message = _decode(data.decode("utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError is one too
         raise ProtocolError(
             f"the runtime sent a line that is not JSON ({exc}): {_clip(data)}"
         ) from exc
@@ -633,7 +726,7 @@ def _outcome(pending: _Pending, message: dict[str, Any], data: bytes) -> Result:
 
 
 def _settle(
-    future: concurrent.futures.Future[Result],
+    future: concurrent.futures.Future[Result] | _LoopFuture,
     *,
     result: Result | None = None,
     exception: BaseException | None = None,

@@ -33,11 +33,16 @@ FORKED = (
 )
 
 
+# Made once: json.dumps with options builds a new encoder on every call.
+_encode_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_encode_ascii = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
 def encode(message: Message) -> bytes:
     """Encode a message as one compact line of UTF-8 JSON (no newline)."""
     if isinstance(message, (bytes, bytearray)):
         return bytes(message)
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _encode_text(message)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
@@ -45,7 +50,7 @@ def encode(message: Message) -> bytes:
         # travels, and the runtime refuses the string in the same words on
         # every transport (an isError result naming the argument, or
         # invalid params) instead of running it with U+FFFD in its place.
-        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+        return _encode_ascii(message).encode("ascii")
 
 
 class BaseTransport:
@@ -133,6 +138,16 @@ class BaseTransport:
         more messages can ever arrive.
         """
         raise NotImplementedError
+
+    def receive_many(self, timeout: float) -> list[bytes]:
+        """Return the next message and those already behind it ([] on timeout).
+
+        The reader thread takes messages this way; a transport that can
+        hand over a burst in one go (the library) saves a crossing and a
+        wake-up per message. This default takes one, through receive.
+        """
+        data = self.receive(timeout)
+        return [] if data is None else [data]
 
     def close(self) -> None:
         """Release the runtime and everything it started. Safe to call twice."""

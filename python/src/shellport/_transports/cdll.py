@@ -44,6 +44,7 @@ class _Library:
             self.start = lib.shellport_start
             self.wait = lib.shellport_wait
             self.forget = lib.shellport_forget
+            self.recv_many = lib.shellport_recv_many
             self._version = lib.shellport_version
         except AttributeError as exc:
             raise LibraryNotFound(
@@ -52,6 +53,8 @@ class _Library:
         self.open.argtypes, self.open.restype = [ctypes.c_char_p], ctypes.c_longlong
         self.send.argtypes, self.send.restype = [ctypes.c_longlong, ctypes.c_char_p], ctypes.c_int
         self.recv.argtypes, self.recv.restype = [ctypes.c_longlong, ctypes.c_int], ctypes.c_void_p
+        self.recv_many.argtypes = [ctypes.c_longlong, ctypes.c_int, ctypes.c_int]
+        self.recv_many.restype = ctypes.c_void_p
         self.close.argtypes, self.close.restype = [ctypes.c_longlong], ctypes.c_int
         self.free.argtypes, self.free.restype = [ctypes.c_void_p], None
         self.start.argtypes = [ctypes.c_longlong, ctypes.c_char_p]
@@ -82,6 +85,9 @@ class _Library:
         data = self.take(self._version())
         return "" if data is None else data.decode("utf-8", "replace")
 
+
+#: At most this many messages per shellport_recv_many.
+RECEIVE_BATCH = 256
 
 _load_lock = threading.Lock()
 _library: _Library | None = None
@@ -172,6 +178,15 @@ class CDLLTransport(BaseTransport):
         if data is None:
             self.check()  # NULL is also how a closed handle answers
         return data
+
+    def receive_many(self, timeout: float) -> list[bytes]:
+        self.check()
+        ms = max(0, min(int(timeout * 1000), 60_000))
+        data = self._lib.take(self._lib.recv_many(self._handle, ms, RECEIVE_BATCH))
+        if data is None:
+            self.check()  # NULL is also how a closed handle answers
+            return []
+        return data.split(b"\n")  # one message per line: none holds a newline
 
     def start_call(self, data: bytes) -> int:
         if b"\0" in data:

@@ -113,6 +113,20 @@ class StdioTransport(BaseTransport):
             self.check()  # closed while this thread waited for the lock
             return self._receive_locked(timeout)
 
+    def receive_many(self, timeout: float) -> list[bytes]:
+        # One read brings every line the runtime wrote since the last:
+        # they go to the reader together.
+        self._check()
+        with self._read_lock:
+            self.check()  # closed while this thread waited for the lock
+            first = self._receive_locked(timeout)
+            if first is None:
+                return []
+            out = [first]
+            while (line := self._take_line()) is not None:
+                out.append(line)
+            return out
+
     def _receive_locked(self, timeout: float) -> bytes | None:
         line = self._take_line()
         if line is not None:
