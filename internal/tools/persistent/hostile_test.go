@@ -47,6 +47,12 @@ func TestHostileCommandsLeaveShellWorking(t *testing.T) {
 		{"stty olcuc (issue 10)", "stty olcuc", []check{{"echo abc", "ABC\n"}, {"stty -olcuc; echo abc", "abc\n"}}},
 		{"stty onlcr ocrnl", "stty onlcr ocrnl", []check{{"echo ok", "ok\n"}, {"stty -onlcr -ocrnl", "[no output]"}}},
 		{"ulimit -n 64 (issue 10)", "ulimit -n 64", []check{{"echo ok", "ok\n"}, {"exec 9>/dev/null && echo fd9", "fd9\n"}}},
+		// Issue 16: the loop's descriptors are 10–14, bash's close-on-exec
+		// saved copies, so a limit below them no longer stops the loop.
+		{"ulimit -n 30 (issue 16)", "ulimit -n 30", []check{{"echo ok", "ok\n"}, {"false", "[exit code: 1]"}}},
+		{"ulimit -n 10 (issue 16)", "ulimit -n 10", []check{{"echo ok; (echo sub)", "ok\nsub\n"}}},
+		{"exec redirections of 10-14 (issue 16)", "exec 10</dev/null 11</dev/null 12>/dev/null 13>/dev/null 14>/dev/null",
+			[]check{{"echo ok", "ok\n"}, {"false", "[exit code: 1]"}}},
 		{"exec redirections of the loop's descriptors", "exec 30</dev/null 31</dev/null 32>/dev/null 33>/dev/null 34>/dev/null",
 			[]check{{"echo ok", "ok\n"}, {"exec 30<&- 31<&- 32>&- 33>&- 34>&-", "[no output]"}, {"echo still", "still\n"}}},
 		{"stdout and stderr to /dev/null", "exec >/dev/null 2>&1", []check{{"echo hidden; exec >/dev/tty 2>&1; echo shown", "shown\n"}}},
@@ -101,7 +107,8 @@ func TestHostileCommandsResetShellAtOnce(t *testing.T) {
 		{"enable -n trap set unset", "enable -n trap set unset", []string{"[the command finished, but it " + unusable}, 0},
 		{"a read-only loop variable (issue 10)", "declare -r __sp_c=x", []string{"[the command finished, but it " + unusable}, 0},
 		{"break outside a loop", "break", []string{"command loop stopped", "break outside any loop"}, nil},
-		{"ulimit -n below the loop's descriptors", "ulimit -n 30", []string{"command loop stopped"}, nil},
+		{"ulimit -n too low to save a descriptor", "ulimit -n 4", []string{unusable}, nil},
+		{"the loop's descriptors closed (issue 16)", "exec 10<&- 11<&- 12>&- 13>&- 14>&-", []string{"command loop stopped"}, nil},
 		{"bash's saved copies of the loop's descriptors closed",
 			"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ $n -ge 10 ] && [ $n -lt 30 ]; then eval \"exec $n>&-\"; fi; done",
 			[]string{"command loop stopped"}, nil},
