@@ -106,11 +106,15 @@ const loopEndedExit = 96
 // descriptor, marks the copy close-on-exec, and restores it after), so a
 // turn has five: settle's two, the DEBUG trap's save and the two writes of
 // the report (issue 16; there were eleven, and five closes on the eval).
+// Bash before 4 takes a path with one more: see report.
 //
 // The token exists nowhere until the command has finished, and the tool
 // accepts a frame only when the return FIFO, which no output reaches,
 // already holds the same token (see shell.onFrame).
-func bootScript(dir string) string {
+//
+// legacy makes the shell take the path of bash before 4 whatever its
+// version (tests).
+func bootScript(dir string, legacy bool) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
 	vars := "__sp_c __sp_d __sp_o __sp_p __sp_t __sp_w"
 	// settle runs first, with its output discarded: it saves and clears
@@ -127,15 +131,31 @@ func bootScript(dir string) string {
 	}, " && ")
 	// report checks what the loop needs and prints the frame. Its output is
 	// the terminal's again, so a trap that a signal runs meanwhile is seen.
-	report := strings.Join([]string{
+	// checks differ by bash version: read -t 0 tests for input only from
+	// bash 4 on (bash 3.2, macOS's /bin/bash, reads), so older versions
+	// read the DEBUG trap back every turn, through a NUL the loop writes.
+	report := func(checks string) string {
+		return strings.Join([]string{
+			checks,
+			`builtin printf -v __sp_t '%08X%08X%016X' "${SRANDOM:-0}" "${SRANDOM:-0}" "$((__sp_n += 1))"`,
+			`[[ ${#__sp_t} == 32 ]]`,
+			fmt.Sprintf(`builtin printf 'd%%d\nt%%s\n' "$__sp_s" "$__sp_t" >&%d`, fdRet),
+			fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY),
+		}, " && ")
+	}
+	restoreX := `__sp_p=${__sp_o:+'builtin set -x;'}`
+	checks := strings.Join([]string{
 		fmt.Sprintf(`builtin read -t 0 -u %d`, fdInbox),
 		`builtin eval ''`,
-		`__sp_p=${__sp_o:+'builtin set -x;'}`,
+		restoreX,
 		fmt.Sprintf(`{ ! builtin read -t 0 -u %d || { builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u %d __sp_d && __sp_p="builtin ${__sp_d%%$'\n'};$__sp_p"; }; }`, fdCtl, fdCtl, fdCtl),
-		`builtin printf -v __sp_t '%08X%08X%016X' "${SRANDOM:-0}" "${SRANDOM:-0}" "$((__sp_n += 1))"`,
-		`[[ ${#__sp_t} == 32 ]]`,
-		fmt.Sprintf(`builtin printf 'd%%d\nt%%s\n' "$__sp_s" "$__sp_t" >&%d`, fdRet),
-		fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY),
+	}, " && ")
+	legacyChecks := strings.Join([]string{
+		fmt.Sprintf(`builtin printf '\0' >&%d`, fdCtl),
+		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdCtl),
+		`builtin eval ''`,
+		restoreX,
+		`{ [[ -z $__sp_d ]] || __sp_p="builtin ${__sp_d%$'\n'};$__sp_p"; }`,
 	}, " && ")
 	// failed reports the status alone when the turn could not finish, so
 	// the result can still give the command's own status, and fails in a
@@ -158,6 +178,18 @@ func bootScript(dir string) string {
 	for fd := bootFDBase; fd <= bootFDBase+fdNull-fdInbox; fd++ {
 		fmt.Fprintf(&moved, " %d>&-", fd)
 	}
+	loop := func(checks string) string {
+		return `{ ` + fmt.Sprintf(`until ! { { { %s; } 2>&%d >&"$((__sp_s = $?, __sp_x = __sp_a ? %d : %d, __sp_a = 0, __sp_x))" && %s || %s; } && %s; }; do `, settle, fdNull, fdNull, deadFD, report(checks), failed, wait) +
+			`builtin eval "$__sp_p$__sp_c"; ` +
+			`done; ` +
+			fmt.Sprintf(`{ builtin printf 'e\n'; printf 'e\n'; } 2>/dev/null >&%d; `, fdRet) +
+			fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null; `, endFrame, fdTTY, endFrame) +
+			`}` + moved.String()
+	}
+	modern := `(( BASH_VERSINFO[0] >= 4 ))`
+	if legacy {
+		modern = `false`
+	}
 	return strings.Join([]string{
 		`builtin unset BASH_EXECUTION_STRING`,
 		`builtin shopt -s expand_aliases`,
@@ -165,12 +197,7 @@ func bootScript(dir string) string {
 		`__sp_n=0`,
 		`__sp_a=1`,
 		boot.String(),
-		`{ ` + fmt.Sprintf(`until ! { { { %s; } 2>&%d >&"$((__sp_s = $?, __sp_x = __sp_a ? %d : %d, __sp_a = 0, __sp_x))" && %s || %s; } && %s; }; do `, settle, fdNull, fdNull, deadFD, report, failed, wait) +
-			`builtin eval "$__sp_p$__sp_c"; ` +
-			`done; ` +
-			fmt.Sprintf(`{ builtin printf 'e\n'; printf 'e\n'; } 2>/dev/null >&%d; `, fdRet) +
-			fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null; `, endFrame, fdTTY, endFrame) +
-			`}` + moved.String(),
+		`if ` + modern + `; then ` + loop(checks) + `; else ` + loop(legacyChecks) + `; fi`,
 		fmt.Sprintf(`exit %d`, loopEndedExit),
 	}, "; ")
 }

@@ -29,6 +29,10 @@ const (
 	terminalCols = 160
 )
 
+// testOnlyLegacyLoop, when set by a test, makes new shells run the driver
+// loop's path for bash before 4 (see bootScript).
+var testOnlyLegacyLoop bool
+
 // shellConfig is what every shell of a tool shares.
 type shellConfig struct {
 	shell       string
@@ -130,7 +134,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 	defer restrict.Close() // the shell holds its own copies
 	s.proc, err = pty.Start(ctx, pty.Options{
 		Path:        cfg.shell,
-		Args:        []string{"--noprofile", "--norc", "-c", bootScript(dir), "bash"},
+		Args:        []string{"--noprofile", "--norc", "-c", bootScript(dir, testOnlyLegacyLoop), "bash"},
 		Dir:         cwd,
 		Env:         env,
 		Size:        pty.Winsize{Rows: terminalRows, Cols: terminalCols},
