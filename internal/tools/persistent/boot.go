@@ -116,7 +116,11 @@ const loopEndedExit = 96
 // version (tests).
 func bootScript(dir string, legacy bool) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
-	vars := "__sp_c __sp_d __sp_o __sp_p __sp_t __sp_w"
+	// The variables settle unsets every turn. The wake byte is read into
+	// __sp_c (the command then replaces it), xtrace is noted in __sp_p (the
+	// prefix then replaces it), and __sp_d, which holds the DEBUG trap, is
+	// unset only on the turns that read one back: fewer to unset per turn.
+	vars := "__sp_c __sp_p __sp_t"
 	// settle runs first, with its output discarded: it saves and clears
 	// the DEBUG trap (so the trap runs before these two commands only),
 	// unsets the loop's variables, notes xtrace and turns it off, so
@@ -126,8 +130,8 @@ func bootScript(dir string, legacy bool) string {
 		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdCtl),
 		`builtin trap - DEBUG`,
 		`builtin unset -v ` + vars,
-		`__sp_o=${-//[!x]/}`,
-		`{ [[ -z $__sp_o ]] || builtin set +x; }`,
+		`__sp_p=${-//[!x]/}`,
+		`{ [[ -z $__sp_p ]] || builtin set +x; }`,
 	}, " && ")
 	// report checks what the loop needs and prints the frame. Its output is
 	// the terminal's again, so a trap that a signal runs meanwhile is seen.
@@ -143,14 +147,15 @@ func bootScript(dir string, legacy bool) string {
 			fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY),
 		}, " && ")
 	}
-	restoreX := `__sp_p=${__sp_o:+'builtin set -x;'}`
+	restoreX := `__sp_p=${__sp_p:+'builtin set -x;'}`
 	checks := strings.Join([]string{
 		fmt.Sprintf(`builtin read -t 0 -u %d`, fdInbox),
 		`builtin eval ''`,
 		restoreX,
-		fmt.Sprintf(`{ ! builtin read -t 0 -u %d || { builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u %d __sp_d && __sp_p="builtin ${__sp_d%%$'\n'};$__sp_p"; }; }`, fdCtl, fdCtl, fdCtl),
+		fmt.Sprintf(`{ ! builtin read -t 0 -u %d || { builtin unset -v __sp_d && builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u %d __sp_d && __sp_p="builtin ${__sp_d%%$'\n'};$__sp_p"; }; }`, fdCtl, fdCtl, fdCtl),
 	}, " && ")
 	legacyChecks := strings.Join([]string{
+		`builtin unset -v __sp_d`,
 		fmt.Sprintf(`builtin printf '\0' >&%d`, fdCtl),
 		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdCtl),
 		`builtin eval ''`,
@@ -161,9 +166,9 @@ func bootScript(dir string, legacy bool) string {
 	// the result can still give the command's own status, and fails in a
 	// way bash cannot skip: a redirection to deadFD.
 	failed := fmt.Sprintf(`{ builtin printf 'd%%d\n' "${__sp_s:-0}" >&%d; { :; } 2>&%d >&%d; }`, fdRet, fdNull, deadFD)
-	wait := fmt.Sprintf(`{ until TMOUT= builtin read -r -n 1 -u %d __sp_w || (( $? <= 128 )); do :; done; }`, fdCtl) +
-		` && [[ ${__sp_w-} == [12] ]]` +
-		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_w - 1))" __sp_c`, fdInbox) +
+	wait := fmt.Sprintf(`{ until TMOUT= builtin read -r -n 1 -u %d __sp_c || (( $? <= 128 )); do :; done; }`, fdCtl) +
+		` && [[ ${__sp_c-} == [12] ]]` +
+		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_c - 1))" __sp_c`, fdInbox) +
 		` && __sp_t= __sp_a=1`
 	// After the loop, each report is tried as a builtin and as a plain
 	// command, since either may be what stopped the loop.

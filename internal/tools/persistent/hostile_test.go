@@ -42,6 +42,8 @@ func TestHostileCommandsLeaveShellWorking(t *testing.T) {
 		{"attributes on the loop's variables (issue 10)",
 			"declare -u __sp_c __sp_o __sp_p __sp_d __sp_w __sp_t; declare -i __sp_k; declare -l __sp_x; export __sp_c",
 			[]check{{"echo ok; false", "ok\n[exit code: 1]"}, {`case "$(declare -p __sp_c)" in "declare -- "*) echo plain;; esac`, "plain\n"}}},
+		{"attributes on the variable holding the DEBUG trap (issue 16)", `trap 'echo "[dbg]"' DEBUG; declare -u __sp_d; declare -n __sp_o=__sp_d`,
+			[]check{{"echo hi", "[dbg]\nhi\n"}, {"trap - DEBUG", "[dbg]\n"}, {"echo plain", "plain\n"}}},
 		{"namerefs on the loop's variables (issue 10)", "declare -n __sp_c=a1 __sp_w=a2 __sp_p=a3 __sp_d=a4 __sp_t=a5 2>/dev/null; :",
 			[]check{{"echo ok", "ok\n"}}},
 		{"stty olcuc (issue 10)", "stty olcuc", []check{{"echo abc", "ABC\n"}, {"stty -olcuc; echo abc", "abc\n"}}},
