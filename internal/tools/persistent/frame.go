@@ -124,8 +124,9 @@ func (s *shell) send(command string) error {
 	return nil
 }
 
-// maxSendBuf is the largest send buffer a shell keeps between calls.
-const maxSendBuf = 64 << 10
+// maxSendBuf is the largest send buffer a shell keeps between calls: most
+// commands fit, and thousands of idle sessions hold little (issue 16).
+const maxSendBuf = 4 << 10
 
 // wakeMsgs are the wake bytes as slices, so a wake allocates nothing.
 var wakeMsgs = map[byte][]byte{wakeInbox: {wakeInbox}, wakeCtl: {wakeCtl}}
