@@ -67,7 +67,7 @@ type shell struct {
 	// readReports), kept so that reading a report allocates nothing.
 	retConn syscall.RawConn
 	retRead func(fd uintptr) bool
-	retBuf  [512]byte
+	retBuf  [128]byte // a report is 37 bytes; a fuller read is followed by another
 	retN    int
 	retErr  error
 
