@@ -6,18 +6,30 @@ import (
 	"strings"
 )
 
-// File descriptors the driver loop keeps for itself. Each command runs with
-// all of them closed (bash restores them after), so neither the command nor
-// the programs it starts inherit them. They sit below 35 so that a command
-// lowering `ulimit -n` to 64 (or anything above 35) cannot stop bash from
-// restoring them, and above the range bash and users allocate from (3-9 by
-// hand, 10 and up for {var} and bash's own saved copies).
+// File descriptors of the driver loop. The shell opens its files at the
+// boot descriptors, then runs the whole loop in a group that closes them
+// (`{ loop; } 30<&- …`): bash saves each one it closes for the group's
+// duration, with F_DUPFD from 10 up and close-on-exec set, and the loop
+// never ends, so the saved copies at 10–14 are the loop's descriptors for
+// the shell's life. Close-on-exec keeps them from every program a command
+// starts; bash treats them as its own saved descriptors, so a command's
+// `exec 12>file` is undone, and a command that closes one ends the loop,
+// which then says so. The numbers are known because the boot line first
+// closes whatever sat at 10–14 and bash takes the lowest free descriptor.
+// A command sees 30–34 closed and may use them as it likes.
+//
+// So no turn of the loop saves, closes and restores descriptors around the
+// command (issue 16: five closes on each eval cost about fifty system
+// calls per command), and the loop stands any `ulimit -n` that leaves bash
+// a descriptor to save stdout in.
 const (
-	fdInbox = 30 // regular file the tool appends commands to, NUL-terminated
-	fdCtl   = 31 // FIFO the shell reads: one wake byte per command ("1": in the inbox, "2": follows here); also where the loop saves the DEBUG trap while no command is pending
-	fdRet   = 32 // FIFO the shell writes: its report after each command ("d<status>", "t<token>", "e")
-	fdTTY   = 33 // the terminal, kept open so `exec >/dev/null` cannot hide the frame
-	fdNull  = 34 // /dev/null, where the loop's bookkeeping and any DEBUG-trap output go
+	fdInbox = 10 // regular file the tool appends commands to, NUL-terminated
+	fdCtl   = 11 // FIFO the shell reads: one wake byte per command ("1": in the inbox, "2": follows here); also where the loop saves the DEBUG trap while no command is pending
+	fdRet   = 12 // FIFO the shell writes: its report after each command ("d<status>", "t<token>", "e")
+	fdTTY   = 13 // the terminal, kept open so `exec >/dev/null` cannot hide the frame
+	fdNull  = 14 // /dev/null, where the loop's bookkeeping and any DEBUG-trap output go
+
+	bootFDBase = 30 // where the boot line opens them, fdInbox's at bootFDBase, and so on
 )
 
 // Wake bytes: where the next command is.
@@ -53,16 +65,16 @@ const loopEndedExit = 96
 // parsed whole before anything runs, so no alias a command defines can
 // change it.
 //
-// The loop is `until ! { settle && report && wait }; do eval; done`: it goes
-// on only while its condition fully succeeds, and the condition is where
-// set -e and ERR traps never fire. If the shell stops running commands
-// (set -n: the condition then "succeeds" without running, and until
-// stops), or the condition fails because the command changed the shell
-// under it (a builtin it needs disabled, or shadowed by a function named
-// builtin; one of its variables made read-only; its descriptors closed),
-// the loop ends, reports "e" and an end frame, and the shell exits with
-// loopEndedExit at once, instead of spinning or waiting for the timeout.
-// Each turn:
+// The loop is `until ! { settle && report && wait }; do eval; done`, inside
+// the group that moves its descriptors to 10–14 (see fdInbox). It goes on
+// only while its condition fully succeeds, and the condition is where set
+// -e and ERR traps never fire. If the shell stops running commands (set
+// -n: the condition then "succeeds" without running, and until stops), or
+// the condition fails because the command changed the shell under it (a
+// builtin it needs disabled, or shadowed by a function named builtin; one
+// of its variables made read-only; its descriptors closed), the loop ends,
+// reports "e" and an end frame, and the shell exits with loopEndedExit at
+// once, instead of spinning or waiting for the timeout. Each turn:
 //
 //  1. settle, with its output discarded. Its redirection takes the
 //     command's status (before any command of the loop runs, so no trap can
@@ -71,78 +83,126 @@ const loopEndedExit = 96
 //     clears the DEBUG trap (which so runs before these two commands only,
 //     its output discarded), unsets the loop's variables (dropping any
 //     attribute a command put on them, -u, -i or export, and, through a
-//     nameref, its target's) and turns xtrace off.
+//     nameref, its target's), notes xtrace and turns it off.
 //  2. report, with the terminal as output again (so a trap a signal runs
-//     meanwhile is seen): read back the saved DEBUG trap (which also shows
-//     that read works), check that eval works, draw a fresh token (64
-//     bits of $SRANDOM where bash has it, and a counter), write
-//     "d<status>" and "t<token>" to the return FIFO, then the frame
-//     ESC _ SP <token> ESC \ to the terminal. When settle or report
-//     fails, "d<status>" alone goes to the return FIFO, so the result can
-//     still give the command's status.
+//     meanwhile is seen): check that read and eval work (read -t 0 of the
+//     inbox, a regular file, is always ready; so it fails only when read
+//     cannot run), read back the saved DEBUG trap only when there is one (the
+//     control FIFO holds data only then: one select, no write, in the common
+//     case), draw a fresh token (64 bits of $SRANDOM where bash has it, and
+//     a counter), write "d<status>" and "t<token>" to the return FIFO, then
+//     the frame ESC _ SP <token> ESC \ to the terminal. When settle or
+//     report fails, "d<status>" alone goes to the return FIFO, so the
+//     result can still give the command's status.
 //  3. wait for a wake byte (TMOUT cleared; a trapped signal that interrupts
-//     the wait restarts it) and read the command from the inbox or, after
-//     wakeCtl, from the control FIFO.
-//  4. eval the command at top level with the loop's descriptors closed,
-//     after restoring the command's DEBUG trap and xtrace inside the eval,
-//     so the eval line itself is neither traced nor seen by the trap.
+//     the wait restarts it), read the command from the inbox or, after
+//     wakeCtl, from the control FIFO, and clear the token.
+//  4. eval the command at top level, after restoring the command's DEBUG
+//     trap and xtrace inside the eval, so the eval line itself is neither
+//     traced nor seen by the trap. The eval needs no redirection: the
+//     loop's descriptors are close-on-exec copies, and 30–34 are closed.
+//
+// Every redirection costs bash about nine system calls (it saves the
+// descriptor, marks the copy close-on-exec, and restores it after), so a
+// turn has five: settle's two, the DEBUG trap's save and the two writes of
+// the report (issue 16; there were eleven, and five closes on the eval).
+// Bash before 4 takes a path with one more: see report.
 //
 // The token exists nowhere until the command has finished, and the tool
 // accepts a frame only when the return FIFO, which no output reaches,
 // already holds the same token (see shell.onFrame).
-func bootScript(dir string) string {
+//
+// legacy makes the shell take the path of bash before 4 whatever its
+// version (tests).
+func bootScript(dir string, legacy bool) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
-	vars := "__sp_c __sp_d __sp_o __sp_p __sp_t __sp_w"
+	// The variables settle unsets every turn. The wake byte is read into
+	// __sp_c (the command then replaces it), xtrace is noted in __sp_p (the
+	// prefix then replaces it), and __sp_d, which holds the DEBUG trap, is
+	// unset only on the turns that read one back: fewer to unset per turn.
+	vars := "__sp_c __sp_p __sp_t"
 	// settle runs first, with its output discarded: it saves and clears
 	// the DEBUG trap (so the trap runs before these two commands only),
-	// unsets the loop's variables and turns xtrace off, so nothing after it
-	// is traced or seen by a trap. The status was taken in its redirection.
+	// unsets the loop's variables, notes xtrace and turns it off, so
+	// nothing after it is traced or seen by a trap. The status was taken in
+	// its redirection.
 	settle := strings.Join([]string{
 		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdCtl),
 		`builtin trap - DEBUG`,
 		`builtin unset -v ` + vars,
-		`__sp_o=$-`,
-		`builtin set +x`,
+		`__sp_p=${-//[!x]/}`,
+		`{ [[ -z $__sp_p ]] || builtin set +x; }`,
 	}, " && ")
 	// report checks what the loop needs and prints the frame. Its output is
 	// the terminal's again, so a trap that a signal runs meanwhile is seen.
-	report := strings.Join([]string{
+	// checks differ by bash version: read -t 0 tests for input only from
+	// bash 4 on (bash 3.2, macOS's /bin/bash, reads), so older versions
+	// read the DEBUG trap back every turn, through a NUL the loop writes.
+	report := func(checks string) string {
+		return strings.Join([]string{
+			checks,
+			`builtin printf -v __sp_t '%08X%08X%016X' "${SRANDOM:-0}" "${SRANDOM:-0}" "$((__sp_n += 1))"`,
+			`[[ ${#__sp_t} == 32 ]]`,
+			fmt.Sprintf(`builtin printf 'd%%d\nt%%s\n' "$__sp_s" "$__sp_t" >&%d`, fdRet),
+			fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY),
+		}, " && ")
+	}
+	restoreX := `__sp_p=${__sp_p:+'builtin set -x;'}`
+	checks := strings.Join([]string{
+		fmt.Sprintf(`builtin read -t 0 -u %d`, fdInbox),
+		`builtin eval ''`,
+		restoreX,
+		fmt.Sprintf(`{ ! builtin read -t 0 -u %d || { builtin unset -v __sp_d && builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u %d __sp_d && __sp_p="builtin ${__sp_d%%$'\n'};$__sp_p"; }; }`, fdCtl, fdCtl, fdCtl),
+	}, " && ")
+	legacyChecks := strings.Join([]string{
+		`builtin unset -v __sp_d`,
 		fmt.Sprintf(`builtin printf '\0' >&%d`, fdCtl),
 		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdCtl),
 		`builtin eval ''`,
-		`__sp_p=`,
-		`{ [[ -z ${__sp_d-} ]] || __sp_p="builtin ${__sp_d%$'\n'};"; }`,
-		`{ [[ $__sp_o != *x* ]] || __sp_p+='builtin set -x;'; }`,
-		`builtin printf -v __sp_t '%08X%08X%016X' "${SRANDOM:-0}" "${SRANDOM:-0}" "$((__sp_n += 1))"`,
-		`[[ ${#__sp_t} == 32 ]]`,
-		fmt.Sprintf(`builtin printf 'd%%d\nt%%s\n' "$__sp_s" "$__sp_t" >&%d`, fdRet),
-		fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY),
-		`__sp_t=`,
+		restoreX,
+		`{ [[ -z $__sp_d ]] || __sp_p="builtin ${__sp_d%$'\n'};$__sp_p"; }`,
 	}, " && ")
 	// failed reports the status alone when the turn could not finish, so
 	// the result can still give the command's own status, and fails in a
 	// way bash cannot skip: a redirection to deadFD.
 	failed := fmt.Sprintf(`{ builtin printf 'd%%d\n' "${__sp_s:-0}" >&%d; { :; } 2>&%d >&%d; }`, fdRet, fdNull, deadFD)
-	wait := fmt.Sprintf(`__sp_w= && { until TMOUT= builtin read -r -n 1 -u %d __sp_w || (( $? <= 128 )); do :; done; }`, fdCtl) +
-		` && [[ $__sp_w == [12] ]]` +
-		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_w - 1))" __sp_c`, fdInbox) +
-		` && __sp_a=1`
+	wait := fmt.Sprintf(`{ until TMOUT= builtin read -r -n 1 -u %d __sp_c || (( $? <= 128 )); do :; done; }`, fdCtl) +
+		` && [[ ${__sp_c-} == [12] ]]` +
+		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_c - 1))" __sp_c`, fdInbox) +
+		` && __sp_t= __sp_a=1`
 	// After the loop, each report is tried as a builtin and as a plain
 	// command, since either may be what stopped the loop.
 	endFrame := `builtin printf '\33_SP%032d\33\\' 0; printf '\33_SP%032d\33\\' 0`
+	var boot, moved strings.Builder
+	boot.WriteString("exec")
+	for fd := fdInbox; fd <= fdNull; fd++ {
+		fmt.Fprintf(&boot, " %d>&-", fd)
+	}
+	fmt.Fprintf(&boot, ` %d<%s %d<>%s %d<>%s %d>/dev/tty %d>/dev/null`,
+		bootFDBase, q(inboxFile), bootFDBase+1, q(ctlFile), bootFDBase+2, q(retFile), bootFDBase+3, bootFDBase+4)
+	for fd := bootFDBase; fd <= bootFDBase+fdNull-fdInbox; fd++ {
+		fmt.Fprintf(&moved, " %d>&-", fd)
+	}
+	loop := func(checks string) string {
+		return `{ ` + fmt.Sprintf(`until ! { { { %s; } 2>&%d >&"$((__sp_s = $?, __sp_x = __sp_a ? %d : %d, __sp_a = 0, __sp_x))" && %s || %s; } && %s; }; do `, settle, fdNull, fdNull, deadFD, report(checks), failed, wait) +
+			`builtin eval "$__sp_p$__sp_c"; ` +
+			`done; ` +
+			fmt.Sprintf(`{ builtin printf 'e\n'; printf 'e\n'; } 2>/dev/null >&%d; `, fdRet) +
+			fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null; `, endFrame, fdTTY, endFrame) +
+			`}` + moved.String()
+	}
+	modern := `(( BASH_VERSINFO[0] >= 4 ))`
+	if legacy {
+		modern = `false`
+	}
 	return strings.Join([]string{
 		`builtin unset BASH_EXECUTION_STRING`,
 		`builtin shopt -s expand_aliases`,
 		`builtin set +o history +H`,
 		`__sp_n=0`,
 		`__sp_a=1`,
-		fmt.Sprintf(`exec %d<%s %d<>%s %d<>%s %d>/dev/tty %d>/dev/null`,
-			fdInbox, q(inboxFile), fdCtl, q(ctlFile), fdRet, q(retFile), fdTTY, fdNull),
-		fmt.Sprintf(`until ! { { { %s; } 2>&%d >&"$((__sp_s = $?, __sp_x = __sp_a ? %d : %d, __sp_a = 0, __sp_x))" && %s || %s; } && %s; }; do `, settle, fdNull, fdNull, deadFD, report, failed, wait) +
-			fmt.Sprintf(`builtin eval "$__sp_p$__sp_c" %d<&- %d<&- %d>&- %d>&- %d>&-; `, fdInbox, fdCtl, fdRet, fdTTY, fdNull) +
-			`done`,
-		fmt.Sprintf(`{ builtin printf 'e\n'; printf 'e\n'; } 2>/dev/null >&%d`, fdRet),
-		fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null`, endFrame, fdTTY, endFrame),
+		boot.String(),
+		`if ` + modern + `; then ` + loop(checks) + `; else ` + loop(legacyChecks) + `; fi`,
 		fmt.Sprintf(`exit %d`, loopEndedExit),
 	}, "; ")
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 )
 
@@ -34,7 +33,7 @@ func (s *shell) onFrame(token []byte) frameAction {
 		s.loopEnded = true
 		return frameDrop
 	}
-	status, ok := s.reports.take(string(token))
+	status, ok := s.reports.take(token)
 	if !ok {
 		return frameText
 	}
@@ -71,34 +70,38 @@ func (s *shell) unlinkNames() {
 // readReports moves what the return FIFO holds into s.reports without
 // blocking. Called with s.mu held.
 func (s *shell) readReports() {
-	rc, err := s.ret.SyscallConn()
-	if err != nil {
+	if s.retConn == nil {
 		return
 	}
-	var buf [512]byte
 	for {
-		n := 0
-		var rerr error
-		if err := rc.Read(func(fd uintptr) bool {
-			n, rerr = syscall.Read(int(fd), buf[:])
-			return true // never wait: an empty FIFO means no report
-		}); err != nil || rerr != nil || n <= 0 {
+		if err := s.retConn.Read(s.retRead); err != nil || s.retErr != nil || s.retN <= 0 {
 			return
 		}
-		if s.reports.add(buf[:n]); s.reports.ended {
+		if s.reports.add(s.retBuf[:s.retN]); s.reports.ended {
 			s.loopEnded = true
 		}
-		if n < len(buf) {
+		if s.retN < len(s.retBuf) {
 			return
 		}
 	}
+}
+
+// readRet is one read of the return FIFO into retBuf, for retConn.Read,
+// made once per shell so a call allocates no closure. It never waits: an
+// empty FIFO means no report. Called with s.mu held.
+func (s *shell) readRet(fd uintptr) bool {
+	s.retN, s.retErr = syscall.Read(int(fd), s.retBuf[:])
+	return true
 }
 
 // send hands a command to the shell: appended to the inbox, or, when the
 // inbox cannot take it (its file system is full, a quota), written through
 // the control FIFO itself, which needs no disk.
 func (s *shell) send(command string) error {
-	msg := append([]byte(command), 0)
+	msg := append(append(s.sendBuf[:0], command...), 0)
+	if cap(msg) <= maxSendBuf {
+		s.sendBuf = msg // kept for the next call; a huge command's buffer is not
+	}
 	if _, err := s.inbox.Write(msg); err == nil {
 		s.inboxSize += int64(len(msg))
 		return s.wake(wakeInbox)
@@ -113,13 +116,23 @@ func (s *shell) send(command string) error {
 	// The shell reads the command a byte at a time while this writes it;
 	// past the FIFO's capacity the write waits for it, so it must not hold
 	// up the call, which watches for the shell's death and the timeout.
-	// Closing the FIFO at teardown ends a write still waiting.
+	// Closing the FIFO at teardown ends a write still waiting. The
+	// goroutine gets its own copy: the send buffer is the next call's.
+	msg = append([]byte(nil), msg...)
+	s.sendBuf = nil
 	go func() { _, _ = s.ctl.Write(msg) }() // A failure shows as the shell's death or a timeout.
 	return nil
 }
 
+// maxSendBuf is the largest send buffer a shell keeps between calls: most
+// commands fit, and thousands of idle sessions hold little (issue 16).
+const maxSendBuf = 4 << 10
+
+// wakeMsgs are the wake bytes as slices, so a wake allocates nothing.
+var wakeMsgs = map[byte][]byte{wakeInbox: {wakeInbox}, wakeCtl: {wakeCtl}}
+
 func (s *shell) wake(where byte) error {
-	if _, err := s.ctl.Write([]byte{where}); err != nil {
+	if _, err := s.ctl.Write(wakeMsgs[where]); err != nil {
 		return fmt.Errorf("persistent: wake shell: %w", err)
 	}
 	return nil
@@ -158,29 +171,39 @@ type reportLog struct {
 }
 
 type report struct {
-	kind   byte   // 'd': a command finished; 't': the token of the frame that follows
-	status int    // of 'd'
-	token  string // of 't'
+	kind   byte           // 'd': a command finished; 't': the token of the frame that follows
+	status int            // of 'd'
+	token  [tokenLen]byte // of 't'
 }
 
+// add takes bytes read from the return FIFO. A whole line in b is parsed
+// where it lies; only a line split across reads is copied (issue 16: no
+// allocation per report).
 func (l *reportLog) add(b []byte) {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
 			if len(l.partial)+len(b) <= maxReportLine {
 				l.partial = append(l.partial, b...)
+			} else {
+				l.partial = append(l.partial[:0], 0) // too long: a line no parse accepts
 			}
 			return
 		}
-		line := append(l.partial, b[:i]...)
-		l.partial = l.partial[:0]
+		line := b[:i]
+		if len(l.partial) > 0 {
+			l.partial = append(l.partial, line...)
+			line = l.partial
+		}
 		b = b[i+1:]
-		if r, ok := parseReport(line); ok {
+		r, ok := parseReport(line)
+		l.partial = l.partial[:0]
+		if ok {
 			if r.kind == 'e' {
 				l.ended = true
 			}
 			if len(l.lines) == maxReports {
-				l.lines = l.lines[1:]
+				l.lines = append(l.lines[:0], l.lines[1:]...)
 			}
 			l.lines = append(l.lines, r)
 		}
@@ -194,16 +217,24 @@ func parseReport(line []byte) (report, bool) {
 	r := report{kind: line[0]}
 	switch r.kind {
 	case 'd':
-		n, err := strconv.Atoi(string(line[1:]))
-		if err != nil || n < 0 || n > 255 {
+		digits := line[1:]
+		if len(digits) == 0 || len(digits) > 3 {
 			return report{}, false
 		}
-		r.status = n
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return report{}, false
+			}
+			r.status = r.status*10 + int(c-'0')
+		}
+		if r.status > 255 {
+			return report{}, false
+		}
 	case 't':
 		if len(line) != 1+tokenLen {
 			return report{}, false
 		}
-		r.token = string(line[1:])
+		copy(r.token[:], line[1:])
 	case 'e':
 		if len(line) != 1 {
 			return report{}, false
@@ -216,9 +247,9 @@ func parseReport(line []byte) (report, bool) {
 
 // take finds the report carrying token and returns the status reported
 // before it (-1 when none was), dropping both.
-func (l *reportLog) take(token string) (status int, ok bool) {
+func (l *reportLog) take(token []byte) (status int, ok bool) {
 	for i, r := range l.lines {
-		if r.kind != 't' || r.token != token {
+		if r.kind != 't' || string(r.token[:]) != string(token) {
 			continue
 		}
 		status = -1

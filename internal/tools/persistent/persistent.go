@@ -47,8 +47,9 @@
 // options a command leaves cannot change what it reports, and no trap or
 // trace shows its lines. A command that leaves the shell unable to run the
 // loop (set -n, a disabled builtin the loop needs, a function named
-// builtin, a read-only __sp_ variable, its descriptors 30 to 34 closed or
-// out of reach of ulimit -n, break outside any loop) ends the loop at once:
+// builtin, a read-only __sp_ variable, its descriptors 10 to 14 closed, a
+// ulimit -n so low that bash cannot save a descriptor, break outside any
+// loop) ends the loop at once:
 // the shell exits and the result says so in plain words, with the
 // command's own status when it had one.
 //

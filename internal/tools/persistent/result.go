@@ -32,7 +32,7 @@ func (l *lostShell) text(cwd string) string {
 
 // unusableText explains a shell that ended because a command left it unable
 // to run its command loop.
-const unusableText = "left the shell unable to run further commands, for example by disabling or shadowing a builtin it needs (read, printf, eval, trap, set, unset, builtin), making one of its __sp_ variables read-only, closing its descriptors 30 to 34, or lowering ulimit -n below 35"
+const unusableText = "left the shell unable to run further commands, for example by disabling or shadowing a builtin it needs (read, printf, eval, trap, set, unset, builtin), making one of its __sp_ variables read-only, closing its descriptors 10 to 14, or lowering ulimit -n so far that bash cannot save a descriptor"
 
 // render turns an outcome into the result, in the dialect of the output
 // core shared with one-shot bash: the output, then the common status lines

@@ -54,7 +54,14 @@ func (o outcome) reset() bool { return o.died || o.timedOut || o.sendErr != nil 
 // state change behind that the caller never saw. observe, when not nil,
 // sees the call's clean output as it is produced (a live stream).
 func (s *shell) exec(ctx context.Context, command string, timeout time.Duration, observe func([]byte)) (outcome, error) {
-	timer := time.NewTimer(timeout)
+	// One timer per shell, reset for each call (calls to a shell run one
+	// at a time): no timer is allocated per call.
+	if s.timer == nil {
+		s.timer = time.NewTimer(timeout)
+	} else {
+		s.timer.Reset(timeout)
+	}
+	timer := s.timer
 	defer timer.Stop()
 	// The loop uses the control FIFO for itself until its first report, so
 	// the first command waits for that report.

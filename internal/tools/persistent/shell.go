@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/shellport/shellport/internal/pty"
@@ -27,6 +28,10 @@ const (
 	terminalRows = 48
 	terminalCols = 160
 )
+
+// testOnlyLegacyLoop, when set by a test, makes new shells run the driver
+// loop's path for bash before 4 (see bootScript).
+var testOnlyLegacyLoop bool
 
 // shellConfig is what every shell of a tool shares.
 type shellConfig struct {
@@ -54,7 +59,17 @@ type shell struct {
 	ready    chan struct{} // closed when the shell's first report arrived
 	termOnce sync.Once
 
-	inboxSize int64 // bytes appended to the inbox; between calls the shell has read them all
+	inboxSize int64       // bytes appended to the inbox; between calls the shell has read them all
+	sendBuf   []byte      // the last command sent, NUL-terminated; reused by the next
+	timer     *time.Timer // the running call's timeout, reused from call to call
+
+	// The return FIFO's raw descriptor and what one read of it got (see
+	// readReports), kept so that reading a report allocates nothing.
+	retConn syscall.RawConn
+	retRead func(fd uintptr) bool
+	retBuf  [128]byte // a report is 37 bytes; a fuller read is followed by another
+	retN    int
+	retErr  error
 
 	mu        sync.Mutex
 	scan      scanner
@@ -108,6 +123,10 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 	if s.ret, err = os.OpenFile(filepath.Join(dir, retFile), os.O_RDWR, 0); err != nil {
 		return nil, fmt.Errorf("persistent: open return FIFO: %w", err)
 	}
+	if s.retConn, err = s.ret.SyscallConn(); err != nil {
+		return nil, fmt.Errorf("persistent: open return FIFO: %w", err)
+	}
+	s.retRead = s.readRet
 	restrict, err := sb.Restrictions(dir)
 	if err != nil {
 		return nil, fmt.Errorf("persistent: start shell: %w", err)
@@ -115,7 +134,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 	defer restrict.Close() // the shell holds its own copies
 	s.proc, err = pty.Start(ctx, pty.Options{
 		Path:        cfg.shell,
-		Args:        []string{"--noprofile", "--norc", "-c", bootScript(dir), "bash"},
+		Args:        []string{"--noprofile", "--norc", "-c", bootScript(dir, testOnlyLegacyLoop), "bash"},
 		Dir:         cwd,
 		Env:         env,
 		Size:        pty.Winsize{Rows: terminalRows, Cols: terminalCols},

@@ -1,0 +1,139 @@
+//go:build linux
+
+package persistent
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// shellUnder runs a session's bash under a tracer (tool with its
+// arguments, which write their figures to the file out), makes n calls of
+// `true` after the first, and returns out once bash has exited: `exit`,
+// not a kill, so the tracer writes its figures.
+func shellUnder(b *testing.B, n int, tool string, args ...string) string {
+	b.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("no bash")
+	}
+	dir := b.TempDir()
+	out := filepath.Join(dir, "figures")
+	words := []string{shellQuote(tool)}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	words = append(words, "-o", shellQuote(out), "--", shellQuote(bash), `"$@"`)
+	wrapper := filepath.Join(dir, "bash")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+strings.Join(words, " ")+"\n"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	f := benchFixture(b, Config{Shell: wrapper})
+	benchCall(b, f, "true")
+	for range n {
+		benchCall(b, f, "true")
+	}
+	if _, err := f.callIn(context.Background(), "s", "exit 0"); err != nil {
+		b.Fatal(err)
+	}
+	f.tool.CloseSession("s")
+	return out
+}
+
+// BenchmarkShellSyscallsPerCommand counts the system calls bash makes per
+// persistent `true` (issue 16): bash runs under `strace -f -c`, and the
+// counts of a session without the measured calls (boot, one call, exit)
+// are taken from one with b.N more. It reports syscalls/op in all and
+// those that save and restore descriptors around redirections (fcntl,
+// dup2, close). Skipped where strace is not installed.
+func BenchmarkShellSyscallsPerCommand(b *testing.B) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		b.Skip("no strace")
+	}
+	count := func(n int) map[string]float64 {
+		return straceCounts(b, shellUnder(b, n, strace, "-f", "-c"))
+	}
+	b.StopTimer()
+	base := count(0)
+	b.StartTimer()
+	more := count(b.N)
+	per := func(name string) float64 { return (more[name] - base[name]) / float64(b.N) }
+	b.ReportMetric(per("total"), "syscalls/op")
+	b.ReportMetric(per("fcntl"), "fcntl/op")
+	b.ReportMetric(per("dup2"), "dup2/op")
+	b.ReportMetric(per("close"), "close/op")
+	for name := range more {
+		if d := per(name); d > 0 && name != "total" {
+			b.Logf("%-16s %.2f/op", name, d)
+		}
+	}
+}
+
+// BenchmarkShellCPUPerCommand is bash's own CPU time (user + system) per
+// persistent `true`, from `perf stat`, net of a session without the
+// measured calls. Skipped where perf is not installed or not permitted.
+func BenchmarkShellCPUPerCommand(b *testing.B) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		b.Skip("no perf")
+	}
+	if err := exec.Command(perf, "stat", "-e", "task-clock", "true").Run(); err != nil {
+		b.Skipf("perf stat does not run here: %v", err)
+	}
+	clock := func(n int) float64 {
+		return perfTaskClock(b, shellUnder(b, n, perf, "stat", "-x", ",", "-e", "task-clock"))
+	}
+	b.StopTimer()
+	base := clock(0)
+	b.StartTimer()
+	more := clock(b.N)
+	b.ReportMetric((more-base)*1000/float64(b.N), "bash-cpu-us/op")
+}
+
+// straceCounts reads the table of strace -c: calls by system call, and
+// "total".
+func straceCounts(b *testing.B, path string) map[string]float64 {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	counts := map[string]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// % time, seconds, usecs/call, calls, [errors], syscall
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 5 {
+			continue
+		}
+		if calls, err := strconv.Atoi(fields[3]); err == nil {
+			counts[fields[len(fields)-1]] = float64(calls)
+		}
+	}
+	return counts
+}
+
+// perfTaskClock reads the milliseconds of task-clock from perf stat -x ,.
+func perfTaskClock(b *testing.B, path string) float64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Split(line, ",")
+		if len(fields) > 2 && strings.HasPrefix(fields[2], "task-clock") {
+			if ms, err := strconv.ParseFloat(fields[0], 64); err == nil {
+				return ms
+			}
+		}
+	}
+	b.Fatalf("no task-clock in %s:\n%s", path, data)
+	return 0
+}
