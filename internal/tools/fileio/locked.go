@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 )
 
 // Locked is a regular file open for a change and held against other
@@ -20,6 +21,9 @@ type Locked struct {
 	Real string
 	f    *os.File
 	fi   fs.FileInfo
+	// seen is when fi was taken (the monotonic reading matters): from then
+	// on every write of the file is one Save must notice (see unchanged).
+	seen time.Time
 	// inPlace records that the last Save wrote over the file rather than
 	// replacing it, so Undo writes the same way.
 	inPlace bool
@@ -111,11 +115,12 @@ func lockOnce(ctx context.Context, reals, names []string) (_ []*Locked, _ func()
 		}
 	}
 	for _, l := range opened {
+		seen := time.Now()
 		fi, err := l.f.Stat() // as it is now that no change of ours can touch it
 		if err != nil {
 			return nil, nil, false, PathErr("read", l.Real, err)
 		}
-		l.fi = fi
+		l.fi, l.seen = fi, seen
 	}
 	return files, release, false, nil
 }
