@@ -185,6 +185,7 @@ func (l *Locked) replace(data []byte, c Change) (done bool, reason string, err e
 		return false, "", err
 	}
 	done = true
+	l.closeLater = len(data) >= closeLaterMin
 	syncDir(filepath.Dir(l.Real))
 	seen := time.Now()
 	if fi, err := os.Lstat(l.Real); err == nil {
