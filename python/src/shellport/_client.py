@@ -19,19 +19,18 @@ docs/environment-variables.md); nothing is formatted unless it is enabled.
 from __future__ import annotations
 
 import atexit
-import concurrent.futures
 import contextlib
 import itertools
 import json
-import logging
 import os
 import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ._debug import DEBUG, log, wire_log
 from ._exceptions import (
     MessageTooLarge,
     ProcessExited,
@@ -43,6 +42,12 @@ from ._exceptions import (
 )
 from ._transports.base import CLOSED, BaseTransport, encode
 
+if TYPE_CHECKING:
+    # Imported where a future is made: a blocking call over the library
+    # waits without one, and concurrent.futures (with the logging it
+    # imports) is milliseconds of ``import shellport`` (issue 16).
+    import concurrent.futures
+
 RECEIVE_SLICE = 0.2  # seconds one receive may block; bounds shutdown latency
 WAIT_SLICE = 0.25  # seconds one wait on a future may block before signals run
 EXIT_REPORT_WAIT = 5.0  # seconds a failed sender waits for the reader's exit report
@@ -50,9 +55,6 @@ _WIRE_CLIP = 64 << 10
 PING_METHOD = "$/ping"  # what the heartbeat sends (docs/PROTOCOL.md)
 
 Result = dict[str, Any]
-
-log = logging.getLogger("shellport")
-wire_log = logging.getLogger("shellport.wire")
 
 
 @dataclass
@@ -184,6 +186,8 @@ class Connection:
         self.check()
         request_id = next(self._ids)
         data = encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        import concurrent.futures
+
         future: concurrent.futures.Future[Result] = concurrent.futures.Future()
         with self._lock:
             if self._dead is not None:
@@ -223,6 +227,8 @@ class Connection:
         timeout: float | None = None,
     ) -> Result:
         """Block until the reply; Ctrl-C cancels the request and re-raises."""
+        import concurrent.futures
+
         remaining = timeout
         try:
             while True:
@@ -272,14 +278,14 @@ class Connection:
                 raise _copy(self._dead)
             self._pending[request_id] = pending  # close() cancels it; pending_count counts it
         try:
-            if wire_log.isEnabledFor(logging.DEBUG):
+            if wire_log.isEnabledFor(DEBUG):
                 wire_log.debug("-> %s", _wire_text(data))
             ticket = self.transport.start_call(data)
             reply, queued = self._wait_ticket(request_id, ticket, timeout)
         finally:
             with self._lock:
                 self._pending.pop(request_id, None)
-        if wire_log.isEnabledFor(logging.DEBUG):
+        if wire_log.isEnabledFor(DEBUG):
             wire_log.debug("<- %s", _wire_text(reply))
         if self._dispatched < queued:
             self._catch_up(queued)
@@ -460,7 +466,7 @@ class Connection:
     # --- the wire ------------------------------------------------------------------
 
     def _send(self, data: bytes) -> None:
-        if wire_log.isEnabledFor(logging.DEBUG):
+        if wire_log.isEnabledFor(DEBUG):
             wire_log.debug("-> %s", _wire_text(data))
         self.transport.send(data)
 
@@ -478,7 +484,7 @@ class Connection:
                 return
             if data is None:
                 continue
-            if wire_log.isEnabledFor(logging.DEBUG):
+            if wire_log.isEnabledFor(DEBUG):
                 wire_log.debug("<- %s", _wire_text(data))
             try:
                 self._dispatch(data)
@@ -638,6 +644,8 @@ def _settle(
     result: Result | None = None,
     exception: BaseException | None = None,
 ) -> None:
+    import concurrent.futures
+
     try:
         if exception is not None:
             future.set_exception(exception)
