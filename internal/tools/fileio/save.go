@@ -54,6 +54,20 @@ type Saved struct {
 // name is the path as the model gave it, for messages; shell is the name
 // of the tool that runs commands, which the refusals suggest instead.
 func (l *Locked) ReadText(name, shell string) ([]byte, error) {
+	data, err := l.ReadForChange(name, shell)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckText(name, shell, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// ReadForChange is ReadText without the text checks, for a caller that
+// runs CheckText itself (alongside other work on a large file) before it
+// changes anything.
+func (l *Locked) ReadForChange(name, shell string) ([]byte, error) {
 	if l.fi.Size() > MaxTextBytes {
 		return nil, tooLarge(name, l.fi.Size(), shell)
 	}
@@ -66,9 +80,6 @@ func (l *Locked) ReadText(name, shell string) ([]byte, error) {
 	data, err := readAll(l.f, l.fi.Size())
 	if err != nil {
 		return nil, PathErr("read", name, err)
-	}
-	if err := CheckText(name, shell, data); err != nil {
-		return nil, err
 	}
 	return data, nil
 }
