@@ -54,6 +54,8 @@ def test_import_leaves_transports_and_logging_for_first_use() -> None:
         "         'shellport._transports.mock')\n"
         "loaded = [m for m in heavy if m in sys.modules]\n"
         "assert not loaded, loaded\n"
+        "import shellport._transports.stdio as stdio  # loaded the way Runtime loads it\n"
+        "assert stdio.StdioTransport.__module__ == 'shellport'\n"
         "from shellport import CDLLTransport, MockTransport, StdioTransport\n"
         "for cls in (CDLLTransport, MockTransport, StdioTransport):\n"
         "    assert cls.__module__ == 'shellport', cls\n"

@@ -310,8 +310,8 @@ func (l *Locked) Unchanged(data []byte) error { return l.unchanged(data, nil) }
 // kernel's clock tick (at most 10 ms): fineMargin for a file system whose
 // stamps have digits below 10 ms (nanosecond or 100 ns stamps, so a
 // granularity of 1 ms at most), coarseMargin for one with whole seconds
-// (FAT: 2 s). Variables so that a test can make a file old enough sooner.
-var (
+// (FAT: 2 s).
+const (
 	fineMargin   = 100 * time.Millisecond
 	coarseMargin = 3 * time.Second
 )
@@ -348,11 +348,11 @@ var testOnlyChecked func(byContent bool)
 // the file system's clock was when fi was taken, by more than a tick and
 // a timestamp's granularity, a write since then has stamped a later time
 // and the comparison of the times has seen it. The file system's clock
-// then is estimated from its own stamp on the probe, minus the time that
-// elapsed between (monotonic), so a network file system whose server clock differs
-// from ours, or a step of our clock, cannot make a recent C look old; a
-// C that is recent or in the future by that clock, a file system without
-// change times, or no probe, and the content is compared. What this
+// then is estimated from its own stamp on the probe, less the time that
+// elapsed in between (monotonic), so neither a network file system whose
+// server clock differs from ours nor a step of our clock can make a recent
+// C look old. A C that is recent or ahead of that clock, a file system
+// without change times, or no probe: the content is compared. What this
 // trusts is that writes stamp the change time, as POSIX requires; a
 // program writing through a shared mapping into a page it had already
 // dirtied before the read is the case it misses, as git does.
