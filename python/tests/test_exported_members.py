@@ -39,3 +39,59 @@ def test_import_leaves_remote_and_vendors_for_first_use() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_import_leaves_transports_and_logging_for_first_use() -> None:
+    """Issue 16: ctypes, subprocess, logging, concurrent.futures and pathlib were
+    milliseconds each of the cold import; a program pays for what it uses."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, shellport\n"
+        "heavy = ('ctypes', 'subprocess', 'logging', 'concurrent.futures', 'pathlib',\n"
+        "         'shellport._transports.cdll', 'shellport._transports.stdio',\n"
+        "         'shellport._transports.mock')\n"
+        "loaded = [m for m in heavy if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+        "import shellport._transports.stdio as stdio  # loaded the way Runtime loads it\n"
+        "assert stdio.StdioTransport.__module__ == 'shellport'\n"
+        "from shellport import CDLLTransport, MockTransport, StdioTransport\n"
+        "for cls in (CDLLTransport, MockTransport, StdioTransport):\n"
+        "    assert cls.__module__ == 'shellport', cls\n"
+        "    assert issubclass(cls, shellport.BaseTransport), cls\n"
+        "import shellport._transports as t, shellport._transports.cdll as cdll\n"
+        "assert t.CDLLTransport is cdll.CDLLTransport is shellport.CDLLTransport\n"
+        "assert str(shellport._native.NATIVE_DIR).endswith('_native')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+def test_records_reach_logging_imported_after_shellport() -> None:
+    """Issue 16: shellport no longer imports logging; an application that
+    imports and configures it later still gets the shellport records."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, shellport\n"
+        "assert 'logging' not in sys.modules\n"
+        "import logging\n"
+        "records = []\n"
+        "class H(logging.Handler):\n"
+        "    def emit(self, r): records.append(r)\n"
+        "logging.getLogger('shellport').addHandler(H())\n"
+        "logging.getLogger('shellport').setLevel(logging.DEBUG)\n"
+        "with shellport.Runtime() as rt:  # SHELLPORT_TRANSPORT=process: logged at DEBUG\n"
+        "    assert rt.transport_name == 'process'\n"
+        "assert any(r.name == 'shellport' for r in records), records\n"
+        "assert any(isinstance(h, logging.NullHandler)\n"
+        "           for h in logging.getLogger('shellport').handlers)\n"
+    )
+    env = dict(os.environ, SHELLPORT_TRANSPORT="process")
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env
+    )
+    assert done.returncode == 0, done.stderr

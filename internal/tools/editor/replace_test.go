@@ -244,3 +244,29 @@ func TestStrReplaceMixedEndingsHint(t *testing.T) {
 	contains(t, got, "except for line endings: the file mixes CRLF and LF there (1 CRLF, 1 LF)")
 	wantFile(t, p, "a\r\nb\nc\r\n")
 }
+
+// Issue 16: on a large file the text check runs beside the search, yet a
+// binary or non-UTF-8 file is still refused with the check's own words,
+// whatever the search would have said, and left as it was.
+func TestLargeFileTextCheckComesFirst(t *testing.T) {
+	t.Parallel()
+	line := strings.Repeat("x", 63) + "\n"
+	body := strings.Repeat(line, parallelCheckMin/len(line)+16)
+	for _, bad := range []struct{ name, insert, want string }{
+		{"NUL", "\x00", "looks like a binary file (it contains NUL bytes)"},
+		{"invalid UTF-8", "\xff\xfe", "is not valid UTF-8 (first invalid byte on line"},
+	} {
+		content := body[:len(body)/2] + "unique marker" + bad.insert + body[len(body)/2:]
+		p := writeFile(t, "big-"+strings.ReplaceAll(bad.name, " ", "-")+".txt", content)
+		tl := newTool(t, 0)
+		for _, args := range []map[string]any{
+			replaceArgs(p, "unique marker", "changed"),                // one match
+			replaceArgs(p, "absent text", "changed"),                  // no match: diagnosed
+			replaceArgs(p, strings.TrimSuffix(line, "\n"), "changed"), // many matches
+			insertArgs(p, 3, "inserted"),                              // an insert
+		} {
+			contains(t, fails(t, tl, args), bad.want)
+			wantFile(t, p, content)
+		}
+	}
+}

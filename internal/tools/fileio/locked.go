@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 )
 
 // Locked is a regular file open for a change and held against other
@@ -20,10 +21,26 @@ type Locked struct {
 	Real string
 	f    *os.File
 	fi   fs.FileInfo
+	// seen is when fi was taken (the monotonic reading matters): from then
+	// on every write of the file is one Save must notice (see unchanged).
+	seen time.Time
 	// inPlace records that the last Save wrote over the file rather than
 	// replacing it, so Undo writes the same way.
 	inPlace bool
+	// closeLater records that a Save renamed a new file over a large f:
+	// release closes f in the background (see closeLaterMin).
+	closeLater bool
 }
+
+// closeLaterMin is the size from which the descriptor of a file an edit
+// replaced is closed in the background. Closing the last descriptor of a
+// file that a rename has unlinked makes the kernel free it there and
+// then, its cached pages and its blocks: 27 ms for 35 MB on ext4, a
+// quarter of such an edit (issue 16). No one can reach that file any more
+// (its name leads to the new one), so the edit need not wait. The advisory
+// lock on it goes with the descriptor; a process that waited for that
+// lock finds the name leads to another file and starts over (lockOnce).
+const closeLaterMin = 8 << 20
 
 // Info is the file as it was when it was locked (or last saved).
 func (l *Locked) Info() fs.FileInfo { return l.fi }
@@ -63,6 +80,10 @@ func lockOnce(ctx context.Context, reals, names []string) (_ []*Locked, _ func()
 	var unlockKeys func()
 	release := func() {
 		for _, l := range opened {
+			if l.closeLater {
+				go func(f *os.File) { _ = f.Close() }(l.f) // best effort, as below
+				continue
+			}
 			_ = l.f.Close() // best effort: only read from; closing also drops the advisory lock
 		}
 		if unlockKeys != nil {
@@ -111,11 +132,12 @@ func lockOnce(ctx context.Context, reals, names []string) (_ []*Locked, _ func()
 		}
 	}
 	for _, l := range opened {
+		seen := time.Now()
 		fi, err := l.f.Stat() // as it is now that no change of ours can touch it
 		if err != nil {
 			return nil, nil, false, PathErr("read", l.Real, err)
 		}
-		l.fi = fi
+		l.fi, l.seen = fi, seen
 	}
 	return files, release, false, nil
 }

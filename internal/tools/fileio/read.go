@@ -160,9 +160,11 @@ func missingHint(path string) string {
 }
 
 // readAll reads an open file whose size is roughly known into one buffer
-// sized once, so a large file costs a single allocation.
+// sized once, so a large file costs a single allocation (backed by huge
+// pages where the kernel offers them, see adviseHugePages).
 func readAll(f *os.File, size int64) ([]byte, error) {
 	buf := make([]byte, 0, size+512)
+	adviseHugePages(buf)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)] // the file grew; let append pick a size

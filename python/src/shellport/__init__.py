@@ -45,7 +45,7 @@ from ._exceptions import (
 from ._models import ToolResult
 from ._runtime import Runtime
 from ._session import Session
-from ._transports import BaseTransport, CDLLTransport, MockTransport, StdioTransport
+from ._transports import BaseTransport
 from ._version import __version__
 
 __all__ = [
@@ -82,22 +82,31 @@ __all__ = [
 
 # shellport.remote and shellport.vendors load on first use: most programs
 # need neither, and together they were most of the cold import (issue 16).
+# So do the transports: a program uses one, and ctypes, subprocess or the
+# mock's inspect are milliseconds each.
 _LAZY = ("remote", "vendors")
+_LAZY_TRANSPORTS = ("CDLLTransport", "MockTransport", "StdioTransport")
 
 if _typing.TYPE_CHECKING:
     from . import remote, vendors
+    from ._transports import CDLLTransport, MockTransport, StdioTransport
 
 
 def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        import importlib
+    import importlib
 
+    if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_TRANSPORTS:
+        cls = getattr(importlib.import_module("._transports", __name__), name)
+        cls.__module__ = "shellport"  # as for every public class below
+        globals()[name] = cls
+        return cls
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_TRANSPORTS))
 
 
 # Present every public class as shellport.X rather than shellport._private.X.

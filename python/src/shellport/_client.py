@@ -19,11 +19,9 @@ docs/environment-variables.md); nothing is formatted unless it is enabled.
 from __future__ import annotations
 
 import atexit
-import concurrent.futures
 import contextlib
 import itertools
 import json
-import logging
 import os
 import threading
 import weakref
@@ -32,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._debug import DEBUG, log, wire_log
 from ._exceptions import (
     MessageTooLarge,
     ProcessExited,
@@ -46,6 +45,11 @@ from ._transports.base import CLOSED, BaseTransport, encode
 if TYPE_CHECKING:
     import asyncio  # imported where a coroutine needs it: never at import time
 
+    # Imported where a future is made: a blocking call over the library
+    # waits without one, and concurrent.futures (with the logging it
+    # imports) is milliseconds of ``import shellport`` (issue 16).
+    import concurrent.futures
+
 RECEIVE_SLICE = 0.2  # seconds one receive may block; bounds shutdown latency
 WAIT_SLICE = 0.25  # seconds one wait on a future may block before signals run
 EXIT_REPORT_WAIT = 5.0  # seconds a failed sender waits for the reader's exit report
@@ -53,9 +57,6 @@ _WIRE_CLIP = 64 << 10
 PING_METHOD = "$/ping"  # what the heartbeat sends (docs/PROTOCOL.md)
 
 Result = dict[str, Any]
-
-log = logging.getLogger("shellport")
-wire_log = logging.getLogger("shellport.wire")
 
 
 class _LoopReplies:
@@ -244,6 +245,8 @@ class Connection:
 
         With live, the request's tools/output pieces are queued there.
         """
+        import concurrent.futures
+
         future: concurrent.futures.Future[Result] = concurrent.futures.Future()
         return self._send_request(method, params, future, live), future
 
@@ -296,6 +299,8 @@ class Connection:
         timeout: float | None = None,
     ) -> Result:
         """Block until the reply; Ctrl-C cancels the request and re-raises."""
+        import concurrent.futures
+
         remaining = timeout
         try:
             while True:
@@ -345,14 +350,14 @@ class Connection:
                 raise _copy(self._dead)
             self._pending[request_id] = pending  # close() cancels it; pending_count counts it
         try:
-            if wire_log.isEnabledFor(logging.DEBUG):
+            if wire_log.isEnabledFor(DEBUG):
                 wire_log.debug("-> %s", _wire_text(data))
             ticket = self.transport.start_call(data)
             reply, queued = self._wait_ticket(request_id, ticket, timeout)
         finally:
             with self._lock:
                 self._pending.pop(request_id, None)
-        if wire_log.isEnabledFor(logging.DEBUG):
+        if wire_log.isEnabledFor(DEBUG):
             wire_log.debug("<- %s", _wire_text(reply))
         if self._dispatched < queued:
             self._catch_up(queued)
@@ -551,7 +556,7 @@ class Connection:
     # --- the wire ------------------------------------------------------------------
 
     def _send(self, data: bytes) -> None:
-        if wire_log.isEnabledFor(logging.DEBUG):
+        if wire_log.isEnabledFor(DEBUG):
             wire_log.debug("-> %s", _wire_text(data))
         self.transport.send(data)
 
@@ -568,7 +573,7 @@ class Connection:
                 self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
                 return
             for data in batch:
-                if wire_log.isEnabledFor(logging.DEBUG):
+                if wire_log.isEnabledFor(DEBUG):
                     wire_log.debug("<- %s", _wire_text(data))
                 try:
                     self._dispatch(data)
@@ -731,6 +736,8 @@ def _settle(
     result: Result | None = None,
     exception: BaseException | None = None,
 ) -> None:
+    import concurrent.futures
+
     try:
         if exception is not None:
             future.set_exception(exception)

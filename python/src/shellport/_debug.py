@@ -23,10 +23,13 @@ ShellportError at ``Runtime()``, naming the values that work.
 
 from __future__ import annotations
 
-import logging
 import sys
+from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ShellportError
+
+if TYPE_CHECKING:
+    import logging
 
 ENV_DEBUG = "SHELLPORT_DEBUG"
 
@@ -34,20 +37,64 @@ OFF = ("", "0", "false", "no", "off")
 ON = ("1", "true", "yes", "on", "debug")
 WIRE = "wire"
 
-log = logging.getLogger("shellport")
-wire_log = logging.getLogger("shellport.wire")
-log.addHandler(logging.NullHandler())
+DEBUG = 10  # logging.DEBUG, without importing logging
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Writes to whatever sys.stderr is at the time of each record."""
+class _Logger:
+    """``logging.getLogger(name)``, without importing ``logging`` for it.
 
-    def emit(self, record: logging.LogRecord) -> None:
-        self.stream = sys.stderr  # emit runs under the handler's lock
-        super().emit(record)
+    Importing logging is several milliseconds of ``import shellport`` (issue
+    16), and a record can only reach someone who configured logging, which
+    imports it. So while ``logging`` is not imported, every record is
+    dropped, as the NullHandler below would drop it; once it is (by the
+    application, a test's caplog, or enable()), each method goes to the
+    real logger, which gets the NullHandler the moment it is first made.
+    """
+
+    __slots__ = ("_logger", "_name")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._logger: logging.Logger | None = None
+
+    def get(self) -> logging.Logger | None:
+        """The real logger, or None while nobody can be listening."""
+        if self._logger is None:
+            logging = sys.modules.get("logging")
+            if logging is None:
+                return None
+            self._logger = logging.getLogger(self._name)
+            if self._name == "shellport":
+                self._logger.addHandler(logging.NullHandler())
+        return self._logger
+
+    def real(self) -> logging.Logger:
+        """The real logger, importing logging if it is not yet."""
+        import logging  # noqa: F401 - get() finds it in sys.modules
+
+        logger = self.get()
+        assert logger is not None
+        return logger
+
+    def isEnabledFor(self, level: int) -> bool:
+        logger = self.get()
+        return logger is not None and logger.isEnabledFor(level)
+
+    def debug(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        logger = self.get()
+        if logger is not None:
+            logger.debug(msg, *args, **kwargs)
+
+    def warning(self, msg: str, *args: Any, **kwargs: Any) -> None:
+        logger = self.get()
+        if logger is not None:
+            logger.warning(msg, *args, **kwargs)
 
 
-_handler: _StderrHandler | None = None
+log = _Logger("shellport")
+wire_log = _Logger("shellport.wire")
+
+_handler: logging.Handler | None = None
 
 
 def parse(value: str) -> str | None:
@@ -69,20 +116,30 @@ def parse(value: str) -> str | None:
 
 def enable(level: str) -> None:
     """Send the shellport loggers to stderr at DEBUG; frames too for "wire"."""
+    import logging
+
+    class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+        """Writes to whatever sys.stderr is at the time of each record."""
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.stream = sys.stderr  # emit runs under the handler's lock
+            super().emit(record)
+
     global _handler
     if _handler is None:
         _handler = _StderrHandler()
         _handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
-        log.addHandler(_handler)
-    log.setLevel(logging.DEBUG)
-    wire_log.setLevel(logging.DEBUG if level == WIRE else logging.INFO)
+        log.real().addHandler(_handler)
+    log.real().setLevel(logging.DEBUG)
+    wire_log.real().setLevel(logging.DEBUG if level == WIRE else logging.INFO)
 
 
 def disable() -> None:
     """Undo enable(): remove the stderr handler and reset both levels."""
     global _handler
     if _handler is not None:
-        log.removeHandler(_handler)
+        log.real().removeHandler(_handler)
         _handler = None
-    log.setLevel(logging.NOTSET)
-    wire_log.setLevel(logging.NOTSET)
+    for logger in (log.get(), wire_log.get()):
+        if logger is not None:
+            logger.setLevel(0)  # logging.NOTSET

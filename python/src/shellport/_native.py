@@ -32,7 +32,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from . import _debug
 from ._debug import ENV_DEBUG
@@ -45,7 +45,14 @@ ENV_SPAWN_HELPER = "SHELLPORT_SPAWN_HELPER"
 
 TRANSPORTS = ("library", "process")
 
-NATIVE_DIR = Path(__file__).resolve().parent / "_native"
+# The native files' directory, as a str: pathlib is a few milliseconds of
+# ``import shellport`` that nothing here needs (issue 16). NATIVE_DIR, the
+# same as a Path, is made on first use (see __getattr__).
+_NATIVE_DIR = os.path.join(os.path.dirname(os.path.realpath(__file__)), "_native")
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    NATIVE_DIR: Path
 BINARY_NAME = "shellport"
 HELPER_NAME = "shellport-spawn-helper"
 
@@ -193,13 +200,14 @@ def _find(
                 f"point it at a built {filename}, or unset it to use the bundled one."
             )
         return Located(os.path.abspath(from_env), bundled=False)
-    bundled = NATIVE_DIR / filename
-    if not bundled.is_file():
+    # NATIVE_DIR when it was set (tests point it elsewhere), else the default.
+    bundled = os.path.join(os.fspath(globals().get("NATIVE_DIR", _NATIVE_DIR)), filename)
+    if not os.path.isfile(bundled):
         raise error(
-            f"the bundled {filename} is missing: expected {str(bundled)!r}, built for "
+            f"the bundled {filename} is missing: expected {bundled!r}, built for "
             f"{platform_tag()}. {_USUAL_CAUSES} To use a file elsewhere, set {variable}."
         )
-    return Located(str(bundled), bundled=True)
+    return Located(bundled, bundled=True)
 
 
 def _ensure_executable(
@@ -218,3 +226,11 @@ def _ensure_executable(
 def foreign_file_hint(path: str) -> str:
     """The sentence added when a native file exists but will not load or run."""
     return f"{path!r} is probably built for another platform than {platform_tag()}. {_USUAL_CAUSES}"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "NATIVE_DIR":
+        from pathlib import Path
+
+        return Path(_NATIVE_DIR)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import logging
 import os
 import sys
 import threading
@@ -15,6 +14,7 @@ from typing import Any, Union
 
 from . import _native
 from ._client import Connection
+from ._debug import log
 from ._exceptions import ProcessExited, ProtocolError, TransportClosed, VersionMismatch
 from ._models import ToolResult, list_tools, present_params
 from ._session import Session
@@ -28,8 +28,6 @@ PROTOCOL_VERSION = 1
 INITIALIZE_TIMEOUT = 60.0  # seconds; generous for `docker exec` and cold caches
 
 StrPath = Union[str, "os.PathLike[str]"]
-
-log = logging.getLogger("shellport")
 
 
 class _State(enum.Enum):

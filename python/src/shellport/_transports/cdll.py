@@ -221,3 +221,8 @@ class CDLLTransport(BaseTransport):
         if self.forked:
             return  # never call into a Go runtime that did not survive fork()
         self._lib.close(self._handle)
+
+
+# shellport/__init__.py presents its public classes as shellport.X; this one loads
+# on first use (issue 16), so it says so itself.
+CDLLTransport.__module__ = "shellport"

@@ -83,3 +83,8 @@ class MockTransport(BaseTransport):
 
 async def _wait(awaitable: Awaitable[Reply]) -> Reply:
     return await awaitable
+
+
+# shellport/__init__.py presents its public classes as shellport.X; this one loads
+# on first use (issue 16), so it says so itself.
+MockTransport.__module__ = "shellport"

@@ -20,7 +20,6 @@ where the executable merely exits and raises ProcessExited.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -28,12 +27,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
 from .. import _native
+from .._debug import log
 from .._exceptions import LibraryNotFound, TransportError
 from .._version import __version__
-from . import cdll
 from .base import BaseTransport
-from .cdll import CDLLTransport
-from .stdio import StdioTransport
 
 if TYPE_CHECKING:
     from ..remote._command import Command
@@ -42,8 +39,6 @@ __all__ = ["Chosen", "TransportSpec", "check_spec", "open_transport"]
 
 TransportSpec = Union[str, Sequence[str], BaseTransport, "Command"]
 NAMES = ("auto", "library", "process")
-
-log = logging.getLogger("shellport")
 
 
 @dataclass(frozen=True)
@@ -104,9 +99,13 @@ def open_transport(
     if isinstance(spec, BaseTransport):
         return Chosen(spec)
     if isinstance(spec, list):
+        from .stdio import StdioTransport
+
         return Chosen(StdioTransport(spec))
     if _is_command(spec):
         assert not isinstance(spec, str)  # for mypy: a Command
+        from .stdio import StdioTransport
+
         transport = StdioTransport(spec.argv)
         transport.name = spec.platform
         return Chosen(transport, command=spec)
@@ -132,6 +131,8 @@ def open_transport(
 
 def library_unsafe() -> str | None:
     """Why 'auto' must not load the library in this process, or None."""
+    from . import cdll  # loads on first use, as every transport (issue 16)
+
     reason = cdll.inherited_reason() or _native.library_supported()
     if reason is not None:
         return reason
@@ -156,6 +157,8 @@ def address_space_limit() -> int | None:
 
 
 def _library(explicit: str | os.PathLike[str] | None, settings: _native.Settings) -> Chosen:
+    from . import cdll
+
     reason = cdll.inherited_reason() or _native.library_supported()
     if reason is not None:
         raise TransportError(f"the library transport cannot be used: {reason}")
@@ -167,7 +170,7 @@ def _library(explicit: str | os.PathLike[str] | None, settings: _native.Settings
             "threads, 'runtime/cgo: pthread_create failed' aborts this process",
             limit,
         )
-    return Chosen(CDLLTransport(found.path), bundled=found.bundled, host=True)
+    return Chosen(cdll.CDLLTransport(found.path), bundled=found.bundled, host=True)
 
 
 def _process(
@@ -182,4 +185,6 @@ def _process(
         # The runtime reads SHELLPORT_SPAWN_HELPER itself; a child process
         # is the one place Python can keep it from seeing the variable.
         env = {k: v for k, v in os.environ.items() if k != _native.ENV_SPAWN_HELPER}
+    from .stdio import StdioTransport
+
     return Chosen(StdioTransport(argv, env=env), bundled=found.bundled, host=True)

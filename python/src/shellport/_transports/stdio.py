@@ -237,3 +237,8 @@ def _describe(code: int) -> str:
     if code < 0:
         return f"was killed by signal {-code}"
     return f"exited with code {code}"
+
+
+# shellport/__init__.py presents its public classes as shellport.X; this one loads
+# on first use (issue 16), so it says so itself.
+StdioTransport.__module__ = "shellport"
