@@ -65,6 +65,8 @@ void supervise(const struct options *o)
 #else
 
 #include <poll.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -473,39 +475,61 @@ static void mirror(int status)
 	_exit(128 + sig);
 }
 
-/* start forks the program and waits for its exec. */
+/* The program's process runs its set-up on a stack of its own, which the
+ * supervisor unmaps once the program has been exec'd (or failed to be). */
+#define CHILD_STACK (128 * 1024)
+#define GUARD_PAGE 4096
+
+struct child {
+	const struct options *o;
+	pid_t supervisor;
+	struct failure f; /* written by the child: STEP_NONE while all went well */
+};
+
+static int child_main(void *arg)
+{
+	struct child *c = arg;
+	prepare_and_exec(c->o, c->supervisor, -1, &c->f);
+	_exit(FAIL_STATUS);
+}
+
+/* start starts the program and waits for its exec. The program's process
+ * is created with CLONE_VM|CLONE_VFORK, as posix_spawn does: it shares the
+ * supervisor's memory instead of copying it, and the supervisor is
+ * suspended until it has exec'd or exited, so the failure it records in
+ * the shared struct child is read only after it has stopped running here.
+ * What runs in it, prepare_and_exec, is safe there: system calls only
+ * (setsid, prctl, ioctl, dup2, fcntl, chdir, the raw signal calls,
+ * Landlock and seccomp, close_range, execve), on its own stack; it returns
+ * nowhere but _exit; its signal dispositions are its own (no
+ * CLONE_SIGHAND), and the supervisor, single-threaded and suspended, holds
+ * no lock the child could need. The one library state it can touch is the
+ * heap, in close_except's fallback for kernels before close_range
+ * (opendir), which it leaves as it found it. */
 static void start(struct state *s)
 {
 	const struct options *o = s->o;
-	int ep[2];
-	if (pipe2(ep, O_CLOEXEC) != 0)
+	char *stack = mmap(NULL, CHILD_STACK + GUARD_PAGE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
 		setup_failed(o, STEP_SETUP, errno);
-	pid_t pid = fork();
+	/* An overflow faults instead of writing below the stack. */
+	if (mprotect(stack, GUARD_PAGE, PROT_NONE) != 0)
+		setup_failed(o, STEP_SETUP, errno);
+	struct child c = {.o = o, .supervisor = s->self, .f = {STEP_NONE, 0}};
+	pid_t pid = clone(child_main, stack + CHILD_STACK + GUARD_PAGE, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+	int err = errno;
+	munmap(stack, CHILD_STACK + GUARD_PAGE);
 	if (pid < 0)
-		setup_failed(o, STEP_FORK, errno);
-	if (pid == 0) {
-		close(ep[0]);
-		struct failure f = {STEP_NONE, 0};
-		prepare_and_exec(o, s->self, ep[1], &f);
-		ssize_t n = write(ep[1], &f, sizeof f);
-		(void)n;
-		_exit(FAIL_STATUS);
-	}
-	close(ep[1]);
-	struct failure f;
-	ssize_t n;
-	do
-		n = read(ep[0], &f, sizeof f);
-	while (n < 0 && errno == EINTR);
-	close(ep[0]);
-	if (n == (ssize_t)sizeof f) {
+		setup_failed(o, STEP_FORK, err);
+	if (c.f.op != STEP_NONE) {
 		int st;
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
-		setup_failed(o, f.op, f.err);
+		setup_failed(o, c.f.op, c.f.err);
 	}
-	/* End of file: the exec succeeded (the pipe was close-on-exec), or the
-	 * child was killed before it; the wait tells which. */
+	/* No failure: the exec succeeded, or the child was killed before it;
+	 * the wait tells which. */
 	s->target = pid;
 	char line[32];
 	snprintf(line, sizeof line, "pid %d\n", (int)pid);
@@ -514,23 +538,20 @@ static void start(struct state *s)
 
 /* drop_descriptors keeps only what the supervisor itself uses: the
  * program's terminal and output pipes must reach end of file when the
- * program's processes are gone, not when the supervisor is. */
+ * program's processes are gone, not when the supervisor is. Its standard
+ * descriptors are closed, not pointed at /dev/null: it writes only to the
+ * report pipe, and three descriptors per live session are not free
+ * (issue 16); what it opens later (pidfds, /proc files) may take their
+ * numbers, which is harmless. */
 static void drop_descriptors(struct state *s)
 {
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	for (int fd = 0; fd <= 2; fd++) {
-		if (null >= 0)
-			dup2(null, fd);
-		else
-			close(fd);
-	}
 	int keep[3], n = 0;
 	keep[n++] = s->sfd;
 	if (s->o->life_fd >= 0)
 		keep[n++] = s->o->life_fd;
 	if (s->o->report_fd >= 0)
 		keep[n++] = s->o->report_fd;
-	close_except(3, keep, n);
+	close_except(0, keep, n);
 }
 
 void supervise(const struct options *o)
