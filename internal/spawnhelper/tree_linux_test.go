@@ -171,14 +171,15 @@ wait $first; echo escaped; exec sleep `+marker)
 			t.Cleanup(func() { testkit.KillProcs(marker) })
 			// Root is exempt from RLIMIT_NPROC: as root the bomb runs as
 			// nobody. The limit counts every task of the user, so it is
-			// set to what that user already runs plus 200.
+			// set to the tasks that user already runs (counted in /proc)
+			// plus 200.
 			user, drop := os.Geteuid(), ""
 			if user == 0 {
 				user, drop = 65534, "setpriv --reuid=65534 --regid=65534 --clear-groups"
 			}
 			bomb := `b() { while :; do b & sleep 0.01; done; }; b`
 			p := start(t, spawnhelper.Spec{Dir: "/"}, "bash", "--noprofile", "--norc", "-c",
-				`ulimit -u $(($(ps -L -u `+strconv.Itoa(user)+` --no-headers | wc -l) + 200)) || exit 1
+				`ulimit -u $(($(grep -ls "^Uid:[[:space:]]*`+strconv.Itoa(user)+`[[:space:]]" /proc/[0-9]*/task/[0-9]*/status | wc -l) + 200)) || exit 1
 echo started
 exec `+drop+` bash --noprofile --norc -c "$1" "$0" 2>/dev/null`, marker, bomb)
 			p.waitFor(t, "started")
