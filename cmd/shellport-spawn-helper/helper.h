@@ -24,6 +24,7 @@ struct restrictions {
 /* The parsed command line. Descriptors are -1 when not given. */
 struct options {
 	int supervise;    /* --supervise: fork the program and supervise it (Linux) */
+	int sweep_scan_all; /* --sweep-scan-all: find descendants in all of /proc (tests) */
 	int life_fd;      /* --life FD: end of file here means the runtime is gone */
 	int report_fd;    /* --report FD: "pid N", "error OP ERRNO", "end" lines */
 	int tty_fd;       /* --tty FD: the terminal (shim mode: always 3) */

@@ -28,6 +28,10 @@
  *   --argv0 NAME            the program's argv[0] (default: PROGRAM)
  *   --landlock-ruleset FD   restrict the program with this Landlock ruleset
  *   --seccomp-filter FD     and this seccomp BPF program (restrict.c)
+ *   --sweep-scan-all        find the descendants to kill by scanning all of
+ *                           /proc, the fallback for kernels without
+ *                           /proc/PID/task/TID/children (for tests: both
+ *                           ways of finding them must kill everything)
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -41,7 +45,7 @@
 #include "helper.h"
 
 static const char usage[] = "usage: shellport-spawn-helper [--supervise] [--life FD] [--report FD] [--parent PID] "
-			    "[--tty FD] [--fd3 FD] [--argv0 NAME] [--landlock-ruleset FD] [--seccomp-filter FD] [--] DIR PROGRAM [ARG...]";
+			    "[--tty FD] [--fd3 FD] [--argv0 NAME] [--landlock-ruleset FD] [--seccomp-filter FD] [--sweep-scan-all] [--] DIR PROGRAM [ARG...]";
 
 /* say writes "shellport-spawn-helper: <text>" to fd 2, best effort. */
 static void say(const char *text)
@@ -91,6 +95,10 @@ static void parse(int argc, char **argv, struct options *o)
 		}
 		if (strcmp(name, "--supervise") == 0) {
 			o->supervise = 1;
+			continue;
+		}
+		if (strcmp(name, "--sweep-scan-all") == 0) {
+			o->sweep_scan_all = 1;
 			continue;
 		}
 		if (strcmp(name, "--argv0") == 0) {

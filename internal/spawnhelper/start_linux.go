@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -83,6 +84,12 @@ const (
 	fdReport = 4
 )
 
+// sweepScanAll makes new supervisors find the processes to kill by scanning
+// all of /proc (--sweep-scan-all), the way they do on a kernel without
+// /proc/PID/task/TID/children. Only tests set it (export_test.go), so that
+// both ways of finding a session's processes are proven to kill them all.
+var sweepScanAll atomic.Bool
+
 // Start starts s.Path under a new supervisor and returns once the program
 // has been exec'd. ctx bounds the start only.
 func Start(ctx context.Context, s Spec) (_ *Process, err error) {
@@ -114,6 +121,9 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 	argv := []string{s.Helper, "--supervise",
 		"--life", strconv.Itoa(fdLife), "--report", strconv.Itoa(fdReport),
 		"--parent", strconv.Itoa(os.Getpid()), "--argv0", s.Args[0]}
+	if sweepScanAll.Load() {
+		argv = append(argv, "--sweep-scan-all")
+	}
 	if s.TTY != nil {
 		files[0], files[1], files[2] = s.TTY, s.TTY, s.TTY
 		argv = append(argv, "--tty", strconv.Itoa(len(files)))
