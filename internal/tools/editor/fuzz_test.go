@@ -251,7 +251,7 @@ func FuzzView(f *testing.F) {
 			start = 1
 		}
 		tl := &tool{maxOut: limit}
-		res, err := tl.viewFile(context.Background(), "f", newScannerSize(bytes.NewReader(data), bufSize), rng)
+		res, err := tl.viewFile(context.Background(), "f", newScannerSize(bytes.NewReader(data), bufSize), rng, int64(len(data)))
 		lines := lineContents(data)
 		switch {
 		case bytes.IndexByte(data, 0) >= 0:

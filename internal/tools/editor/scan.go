@@ -13,7 +13,7 @@ const scanBufSize = 256 << 10
 // minScanBuf is the smallest buffer a view starts with; the file may have
 // grown since it was measured, and a line longer than the buffer is still
 // read correctly, only in more pieces.
-const minScanBuf = 4 << 10
+const minScanBuf = 512
 
 // scanner reads a file once, front to back, through a fixed buffer. It
 // hands out lines as slices of that buffer (valid until the next call),

@@ -34,14 +34,18 @@ func (t *tool) view(ctx context.Context, path string, rng []int) (*tools.Result,
 	if fi.Size() < int64(size) {
 		size = max(int(fi.Size())+1, minScanBuf)
 	}
-	return t.viewFile(ctx, path, newScannerSize(f, size), rng)
+	return t.viewFile(ctx, path, newScannerSize(f, size), rng, fi.Size())
 }
 
 // viewFile prints the requested lines of a file in one pass: it skips to
 // the first line, numbers lines until the range or the budget ends, works
 // out the next range that would fit (so the note can name it exactly), then
 // reads on only to count the lines.
-func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int) (*tools.Result, error) {
+//
+// size is the file's size as a stat saw it: the numbered text of a small
+// file starts in a buffer near its size rather than one for the whole
+// output budget (a no-op view is the cheapest call there is; issue 16).
+func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int, size int64) (*tools.Result, error) {
 	s.sniff(sniffBytes)
 	if s.nul {
 		return nil, binaryViewErr(path, t.shell)
@@ -57,7 +61,11 @@ func (t *tool) viewFile(ctx context.Context, path string, s *scanner, rng []int)
 		budget = t.viewChars + 1
 	}
 	keep := 4*budget + 4 // a line longer than this cannot fit: a character is at most 4 bytes
-	w := &numberer{buf: make([]byte, 0, min(t.maxOut, 64<<10)+64), budget: budget, shell: t.shell}
+	capacity := min(t.maxOut, 64<<10) + 64
+	if size >= 0 && size < int64(capacity)/2 {
+		capacity = 2*int(size) + 64 // room for the numbers of short lines; append grows it for the rest
+	}
+	w := &numberer{buf: make([]byte, 0, capacity), budget: budget, shell: t.shell}
 	s.skip(ctx, start-1)
 
 	n, nextStart, nextEnd := start, 0, 0
