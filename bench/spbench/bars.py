@@ -381,15 +381,14 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "JSON in Python, the crossing into the library, the request decoded in Go (the "
             "envelope, then the params strictly, then the tool's arguments), the tool's own "
             "work (open, stat and read of the file, its numbered text and presentation "
-            "card: about a third of the runtime's CPU per call in BenchmarkStartWaitView, "
-            "and most of its 30 KB of allocation, a 16 KB output buffer and a 4 KB scanner "
-            "for a 2-byte file), the MCP result "
-            "encoded, and in Python the reply decoded and turned into a ToolResult (about "
-            "40 µs). Since issue 16 the editor's call runs on the caller's own thread inside "
-            "shellport_start, with no goroutine hand-off and wake-up either way (context "
-            "switches per call 4.8 → 0.5); what is left is CPU. Fewer JSON passes (one "
-            "strict decode for envelope and params), an editor that sizes its buffers to "
-            "the file, and less Python per reply are what would come next.",
+            "card: about a third of the runtime's CPU per call in BenchmarkStartWaitView), "
+            "the MCP result encoded, and in Python the reply decoded and turned into a "
+            "ToolResult (about 40 µs). Since issue 16 the editor's call runs on the caller's "
+            "own thread inside shellport_start, with no goroutine hand-off and wake-up "
+            "either way (context switches per call 4.8 → 0.5), and a view sizes its buffers "
+            "to the file (10 KB allocated per call instead of 30 KB); what is left is CPU. "
+            "Fewer JSON passes (one strict decode for envelope and params) and less Python "
+            "per reply are what would come next.",
         )
     )
     vs_floor = {n: _get(pt, "ratios", n, "floor", "median") for n in SP}
