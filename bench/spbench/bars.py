@@ -613,7 +613,10 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "are the floor; what remains above it is the read (about 13 ms for 35 MB in a "
             "fresh process) and the text check beside the search (about 10 ms each, on two "
             "cores), which no edit can skip while it must find the one match in the whole "
-            "file (the bench runs each edit in a fresh process, whose heap grows by the file).",
+            "file (the bench runs each edit in a fresh process, whose heap grows by the file). "
+            "Each edit here starts on a copy flushed to disk and left 0.2 s, as a model's "
+            "edit comes seconds after the file's last change; a file written within the "
+            "100 ms before an edit costs one more read and comparison of the whole file.",
         )
     )
     return out

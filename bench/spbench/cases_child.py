@@ -4,11 +4,34 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from typing import Any
 
 from . import editors
 from .context import Context
 from .stats import median, pct, ratio
+
+# How long a fresh copy rests before an edit. A model's edit comes seconds
+# after the file's last change (a call, the model's turn), never within
+# shellport's change-time margin (100 ms, docs/TOOLS.md), so a copy made
+# just before the edit would measure a case real use does not have.
+SETTLE_SECONDS = 0.2
+
+
+def _fresh_copy(pristine: str, work: str) -> None:
+    """Copy the file for one edit, flushed to disk and settled.
+
+    The copy is fsynced so its writeback does not compete with the edit's
+    own fsync (the disk's floor, ``disk_costs``, is measured on a quiet disk
+    too), then left for SETTLE_SECONDS.
+    """
+    shutil.copyfile(pristine, work)
+    fd = os.open(work, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    time.sleep(SETTLE_SECONDS)
 
 
 def editor(ctx: Context) -> dict[str, Any]:
@@ -38,7 +61,7 @@ def editor(ctx: Context) -> dict[str, Any]:
         for rep in range(z.editor_reps):
             ctx.progress(f"editor {op}: repetition {rep + 1}/{z.editor_reps}")
             for name in names:
-                shutil.copyfile(pristine, work)
+                _fresh_copy(pristine, work)
                 r = ctx.child(
                     {
                         "kind": "editor",

@@ -116,8 +116,10 @@ def _editor(case: dict[str, Any]) -> str:
         f"lines, `str_replace` changes line {case.get('target_line', 0):,} (50 lines before "
         "the end). Each operation runs in a fresh process after a warm-up call, so the time "
         "is the operation's and the peak RSS is attributable. OpenHands' editor refuses files "
-        "over 10 MB by default; it is built with a higher limit so it can take part. The "
-        "file is checked after every edit.\n",
+        "over 10 MB by default; it is built with a higher limit so it can take part. Each "
+        "operation gets a fresh copy of the file, flushed to disk and left 0.2 s (a model's "
+        "call comes seconds after the file's last change). The file is checked after every "
+        "edit.\n",
     ]
     disk = case.get("disk", {})
     if disk:
