@@ -76,4 +76,9 @@ def test_explicit_library_under_rlimit_as_fails_as_documented(tmp_path: Path) ->
         assert out.stdout.split() == ["library", "ran"]
         return
     assert out.returncode == -signal.SIGABRT, (out.returncode, out.stderr[-2000:])
-    assert "pthread_create failed" in out.stderr
+    # Which reservation the kernel refuses first depends on how much address
+    # space the process already holds: a thread's stack, or the heap.
+    assert any(
+        why in out.stderr
+        for why in ("pthread_create failed", "fatal error: runtime: cannot allocate memory")
+    ), out.stderr[-2000:]

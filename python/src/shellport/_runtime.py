@@ -44,7 +44,8 @@ class Runtime:
     safely here, else the bundled executable: not on musl, not after fork(),
     not under an address-space limit such as ``ulimit -v``, where an explicit
     ``"library"`` can abort the process with ``runtime/cgo: pthread_create
-    failed``), ``"library"``, ``"process"``, an
+    failed`` or ``runtime: cannot allocate memory``), ``"library"``,
+    ``"process"``, an
     argv that speaks the protocol on stdio (``["docker", "exec", "-i", ctr,
     "/opt/shellport/shellport", "serve"]``), a ``shellport.remote`` Command
     (``shellport.remote.docker(ctr, install=True)``: the same argv, plus a
