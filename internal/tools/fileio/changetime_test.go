@@ -89,15 +89,8 @@ func TestSaveSeesAWriteThatKeepsSizeAndModTime(t *testing.T) {
 				if tc.old {
 					ageFile(t, p)
 				}
-				lf, release, err := OpenLocked(context.Background(), p, p)
-				if err != nil {
-					t.Fatal(err)
-				}
+				lf, data, release := openAndRead(t, p)
 				defer release()
-				data, err := lf.ReadText(p, "bash")
-				if err != nil {
-					t.Fatal(err)
-				}
 				if rewrite != "" {
 					rewriteKeepingTimes(t, p, rewrite)
 				}
@@ -140,15 +133,8 @@ func TestUnchangedWithoutProbeComparesContent(t *testing.T) {
 	p := filepath.Join(dir, "f")
 	write(t, p, "one\n", 0o644)
 	ageFile(t, p)
-	lf, release, err := OpenLocked(context.Background(), p, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lf, data, release := openAndRead(t, p)
 	defer release()
-	data, err := lf.ReadText(p, "bash")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var checked []bool
 	testOnlyChecked = func(c bool) { checked = append(checked, c) }
 	defer func() { testOnlyChecked = nil }()

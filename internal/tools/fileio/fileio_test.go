@@ -26,6 +26,22 @@ func write(t *testing.T, p, content string, mode fs.FileMode) {
 	}
 }
 
+// openAndRead locks p and reads it as text, as an edit does first; the
+// caller releases the lock.
+func openAndRead(t *testing.T, p string) (*Locked, []byte, func()) {
+	t.Helper()
+	lf, release, err := OpenLocked(context.Background(), p, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := lf.ReadText(p, "bash")
+	if err != nil {
+		release()
+		t.Fatal(err)
+	}
+	return lf, data, release
+}
+
 func read(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
@@ -233,15 +249,8 @@ func TestUnchangedSeesAWrite(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
 	write(t, p, "one\n", 0o644)
-	lf, release, err := OpenLocked(context.Background(), p, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lf, data, release := openAndRead(t, p)
 	defer release()
-	data, err := lf.ReadText(p, "bash")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := lf.Unchanged(data); err != nil {
 		t.Fatalf("unchanged file reported: %v", err)
 	}
@@ -286,15 +295,8 @@ func TestSaveKeepsHardLinksAndUndoes(t *testing.T) {
 	if err := os.Link(p, other); err != nil {
 		t.Skipf("hard links: %v", err)
 	}
-	lf, release, err := OpenLocked(context.Background(), p, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lf, data, release := openAndRead(t, p)
 	defer release()
-	data, err := lf.ReadText(p, "bash")
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := []byte("one\nTWO\n")
 	how, err := lf.Save(data, Whole(data, now))
 	if err != nil || !how.InPlace || !strings.Contains(how.Why, "2 hard links") {
