@@ -75,10 +75,15 @@ def test_explicit_library_under_rlimit_as_fails_as_documented(tmp_path: Path) ->
     if out.returncode == 0:
         assert out.stdout.split() == ["library", "ran"]
         return
-    assert out.returncode == -signal.SIGABRT, (out.returncode, out.stderr[-2000:])
-    # Which reservation the kernel refuses first depends on how much address
-    # space the process already holds: a thread's stack, or the heap.
-    assert any(
-        why in out.stderr
-        for why in ("pthread_create failed", "fatal error: runtime: cannot allocate memory")
-    ), out.stderr[-2000:]
+    # The Go runtime's own fatal error, whichever reservation the kernel
+    # refuses first (a thread's stack, the heap, its arena map): that depends
+    # on how much address space the process already holds, which differs
+    # from machine to machine. A c-shared runtime aborts (SIGABRT); one that
+    # fails before it knows it is a library exits with status 2.
+    assert out.returncode in (-signal.SIGABRT, 2), (out.returncode, out.stderr[:2000])
+    fatal = [
+        line
+        for line in out.stderr.splitlines()
+        if line.startswith(("runtime/cgo: ", "fatal error: "))
+    ]
+    assert fatal, out.stderr[:2000]
