@@ -518,6 +518,23 @@ static void mirror(int status)
 	_exit(128 + sig);
 }
 
+/* drop_descriptors keeps only what the supervisor itself uses: the
+ * program's terminal and output pipes must reach end of file when the
+ * program's processes are gone, not when the supervisor is. Its standard
+ * descriptors are closed, not pointed at /dev/null: it writes only to the
+ * report pipe, and three descriptors per live session are not free
+ * (issue 16); what it opens later (pidfds, /proc files) may take their
+ * numbers, which is harmless. */
+static void drop_descriptors(struct state *s)
+{
+	int keep[2], n = 0;
+	if (s->o->life_fd >= 0)
+		keep[n++] = s->o->life_fd;
+	if (s->o->report_fd >= 0)
+		keep[n++] = s->o->report_fd;
+	close_except(0, keep, n);
+}
+
 /* The program's process runs its set-up on a stack of its own, which the
  * supervisor unmaps once the program has been exec'd (or failed to be). */
 #define CHILD_STACK (128 * 1024)
@@ -573,28 +590,13 @@ static void start(struct state *s)
 		setup_failed(o, c.f.op, c.f.err);
 	}
 	/* No failure: the exec succeeded, or the child was killed before it;
-	 * the wait tells which. */
+	 * the wait tells which. The descriptors are dropped before the report,
+	 * so a started program's supervisor holds only its own. */
 	s->target = pid;
+	drop_descriptors(s);
 	char line[32];
 	snprintf(line, sizeof line, "pid %d\n", (int)pid);
 	put_report(o->report_fd, line);
-}
-
-/* drop_descriptors keeps only what the supervisor itself uses: the
- * program's terminal and output pipes must reach end of file when the
- * program's processes are gone, not when the supervisor is. Its standard
- * descriptors are closed, not pointed at /dev/null: it writes only to the
- * report pipe, and three descriptors per live session are not free
- * (issue 16); what it opens later (pidfds, /proc files) may take their
- * numbers, which is harmless. */
-static void drop_descriptors(struct state *s)
-{
-	int keep[2], n = 0;
-	if (s->o->life_fd >= 0)
-		keep[n++] = s->o->life_fd;
-	if (s->o->report_fd >= 0)
-		keep[n++] = s->o->report_fd;
-	close_except(0, keep, n);
 }
 
 void supervise(const struct options *o)
@@ -623,7 +625,6 @@ void supervise(const struct options *o)
 		setup_failed(o, STEP_SETSID, errno);
 
 	start(&s);
-	drop_descriptors(&s);
 
 	while (!s.kill_now && !s.target_done) {
 		struct pollfd p = {.fd = o->life_fd, .events = POLLIN};
