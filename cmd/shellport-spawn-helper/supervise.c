@@ -522,7 +522,7 @@ static void mirror(int status)
  * program's terminal and output pipes must reach end of file when the
  * program's processes are gone, not when the supervisor is. Its standard
  * descriptors are closed, not pointed at /dev/null: it writes only to the
- * report pipe, and three descriptors per live session are not free
+ * report pipe, and every descriptor a live session holds counts
  * (issue 16); what it opens later (pidfds, /proc files) may take their
  * numbers, which is harmless. */
 static void drop_descriptors(struct state *s)
