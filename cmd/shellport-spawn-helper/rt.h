@@ -6,7 +6,7 @@
  * every one-shot command, and a static glibc costs each of them its
  * start-up (CPU feature probing, tunables, IRELATIVE relocations, a larger
  * image to map: about 0.2 ms of CPU per spawn on a virtual machine) and
- * about 40 KB of private memory for as long as the session lives
+ * about 30 KB of private memory for as long as the session lives
  * (issue 16). What the helper needs is small: system calls, a few string
  * functions, a formatter for its report lines. rt_linux.c provides exactly
  * that, under the usual names, for x86_64 and aarch64; the kernel's own
