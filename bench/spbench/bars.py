@@ -543,16 +543,15 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             and _all([fds(n) for n in SP], lambda f: f <= 3),
             "Per session the runtime holds six descriptors: the PTY master, the driver's "
             "inbox file and its two FIFOs (control and return), the supervisor's report pipe "
-            "and a pidfd; the supervisor holds three of its own (the runtime's life pipe, "
-            "the report pipe and a signalfd; its standard descriptors are closed), and its "
-            "private pages count in full: about 53 KB, the static C library's data and bss, "
-            "its heap, and the stack with the environment it was given. The runtime's "
-            "memory per session is the session's and the shell's state, the PTY reader's "
-            "buffers and the goroutines that watch the shell. Fewer descriptors need a "
-            "different driver (the inbox and control FIFO as one, the report pipe as the "
-            "only child watch), signal handlers around ppoll instead of the signalfd, and "
-            "less memory a C library with less start-up state (musl) or a supervisor "
-            "shared by a runtime's sessions.",
+            "and a pidfd; the supervisor holds two of its own (the runtime's life pipe and "
+            "the report pipe; its standard descriptors are closed and it catches signals "
+            "with handlers around ppoll, no signalfd), and its private pages count in full: "
+            "about 20 KB with no C library linked, mostly the stack with the environment it "
+            "was given. The runtime's memory per session is the session's and the shell's "
+            "state, the PTY reader's buffers and the goroutines that watch the shell. Fewer "
+            "descriptors need a different driver (the inbox and control FIFO as one, the "
+            "report pipe as the only child watch) or a supervisor shared by a runtime's "
+            "sessions.",
         )
     )
     oc = c.get("oneshot_true", {})
@@ -568,11 +567,10 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "vfork-style clone, no copy of the supervisor's memory), gives the command its "
             "own session and process group, pipes for stdout and stderr read to their end, "
             "and a sweep of what it left behind, and adds the call's round trip through "
-            "the runtime. Measured during issue 16, the supervisor adds 0.5 to 1 ms of CPU "
-            "per spawn on this machine, about 0.25 ms of it the start-up of the static C "
-            "library alone (an empty static program against one without that start-up); "
-            "a helper linked against a C library with a lighter start-up is what would "
-            "shrink it.",
+            "the runtime. The supervisor is built without a C library (no start-up of "
+            "its own, a 30 KB image); measured during issue 16 it still adds about 0.3 ms "
+            "of CPU per spawn on this machine (the kernel's exec and exit of one more "
+            "process), where a static glibc helper added 0.5 to 1 ms.",
         )
     )
     ph = _get(c, "cold_start", "median_phases") or {}

@@ -3,21 +3,6 @@
  * whoever spawned it and whatever the spawner leaked into it.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#endif
-
 #include "helper.h"
 
 extern char **environ;
@@ -66,13 +51,41 @@ static int kept(int fd, const int *keep, int nkeep)
 }
 
 /* close_listed closes the descriptors the kernel lists as open. */
+#ifdef __linux__
 static int close_listed(int low, const int *keep, int nkeep)
 {
-#ifdef __linux__
-	const char *listing = "/proc/self/fd";
+	int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	/* A union keeps the buffer aligned for the records. */
+	union {
+		struct linux_dirent64 d;
+		char b[2048];
+	} u;
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, u.b, sizeof u.b);
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(u.b + off);
+			off += e->d_reclen;
+			char *end;
+			long fd = strtol(e->d_name, &end, 10);
+			if (*end != '\0' || end == e->d_name)
+				continue;
+			/* Closing does not disturb the listing: the kernel reads
+			 * the table from the offset on each call. */
+			if (fd >= low && fd != dfd && !kept((int)fd, keep, nkeep))
+				close((int)fd);
+		}
+	}
+	close(dfd);
+	return 0;
+}
 #else
+static int close_listed(int low, const int *keep, int nkeep)
+{
 	const char *listing = "/dev/fd";
-#endif
 	DIR *d = opendir(listing);
 	if (d == NULL)
 		return -1;
@@ -89,6 +102,7 @@ static int close_listed(int low, const int *keep, int nkeep)
 	closedir(d);
 	return 0;
 }
+#endif
 
 int close_except(int low, const int *keep, int nkeep)
 {

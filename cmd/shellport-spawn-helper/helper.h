@@ -1,13 +1,13 @@
 /*
  * shellport-spawn-helper: the one executable through which shellport starts
  * every process. See main.c for the command line and docs/ARCHITECTURE.md
- * ("The supervisor") for the design; this header is what the four source
- * files share.
+ * ("The supervisor") for the design; this header is what the source files
+ * share (rt.h: the C library functions they use).
  */
 #ifndef SHELLPORT_SPAWN_HELPER_H
 #define SHELLPORT_SPAWN_HELPER_H
 
-#include <sys/types.h>
+#include "rt.h"
 
 /* FAIL_STATUS is the exit status of a failed start, as a shell uses 127 for
  * a command it could not run. */

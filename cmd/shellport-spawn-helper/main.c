@@ -34,14 +34,6 @@
  *                           ways of finding them must kill everything)
  */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "helper.h"
 
 static const char usage[] = "usage: shellport-spawn-helper [--supervise] [--life FD] [--report FD] [--parent PID] "
@@ -71,7 +63,7 @@ static void usage_error(const struct options *o, const char *why)
 		ssize_t w = write(o->report_fd, line, (size_t)n);
 		(void)w;
 	}
-	exit(FAIL_STATUS);
+	_exit(FAIL_STATUS);
 }
 
 static int number(const char *s, long max)

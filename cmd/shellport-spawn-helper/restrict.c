@@ -11,18 +11,11 @@
  * close), and execve. Both descriptors are closed before the exec.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "helper.h"
 #ifdef __linux__
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #endif
-
-#include "helper.h"
 
 #ifdef __linux__
 #ifndef SYS_landlock_restrict_self
@@ -32,9 +25,12 @@
 /* The largest program the kernel accepts (BPF_MAXINSNS). */
 #define MAX_FILTER 4096
 
+/* The program is read onto the stack (the program's process runs on a
+ * stack of its own, unmapped after its exec): a static buffer would stay
+ * in the supervisor's memory, written, for the session's life. */
 static int apply_seccomp(int fd)
 {
-	static struct sock_filter prog[MAX_FILTER + 1];
+	struct sock_filter prog[MAX_FILTER + 1];
 	size_t have = 0, cap = sizeof prog;
 	for (;;) {
 		ssize_t n = read(fd, (char *)prog + have, cap - have);

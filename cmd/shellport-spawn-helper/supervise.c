@@ -40,15 +40,6 @@
  * (kill -9 of the program's parent): see docs/ARCHITECTURE.md.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "helper.h"
 
 #ifndef __linux__
@@ -64,23 +55,6 @@ void supervise(const struct options *o)
 
 #else
 
-#include <poll.h>
-#include <sched.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-
 /* The parent-death signal: one the runtime never sends, so that its
  * arrival can be checked against getppid. */
 #define PDEATH_SIGNAL SIGUSR1
@@ -89,10 +63,26 @@ void supervise(const struct options *o)
  * process that does not die (uninterruptible sleep). */
 #define SWEEP_MS 2000
 
+/* The signals the supervisor acts on. They are blocked except while it
+ * waits in ppoll, so their handler (which only notes them in caught) runs
+ * there and nowhere else: a signal sent at any other moment stays pending
+ * until the next wait, which it then ends. Handlers rather than a
+ * signalfd save a descriptor per live session (issue 16). */
+static const int watched[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, PDEATH_SIGNAL};
+static volatile unsigned long caught;
+
+static void note_signal(int sig)
+{
+	caught |= SP_SIGBIT(sig);
+}
+
+/* The mask while waiting: only SIGPIPE stays blocked (a runtime that
+ * stopped reading is an EPIPE). */
+static const unsigned long wait_mask = SP_SIGBIT(SIGPIPE);
+
 struct state {
 	const struct options *o;
 	pid_t self, parent, target;
-	int sfd;         /* signalfd of the watched signals */
 	int target_done; /* the program was reaped */
 	int status;      /* its wait status, once reaped */
 	int kill_now;    /* a kill-everything trigger fired */
@@ -151,27 +141,16 @@ static int reap(struct state *s)
 	}
 }
 
-static void drain_signals(struct state *s)
+/* take_signals acts on the signals caught in the last wait (SIGCHLD needs
+ * nothing: every wake-up reaps). */
+static void take_signals(struct state *s)
 {
-	struct signalfd_siginfo si;
-	for (;;) {
-		ssize_t n = read(s->sfd, &si, sizeof si);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != (ssize_t)sizeof si)
-			return;
-		switch (si.ssi_signo) {
-		case SIGTERM:
-		case SIGINT:
-		case SIGHUP:
-			s->kill_now = 1;
-			break;
-		case PDEATH_SIGNAL:
-			if (getppid() != s->parent)
-				s->kill_now = 1;
-			break;
-		}
-	}
+	unsigned long got = caught;
+	caught = 0;
+	if (got & (SP_SIGBIT(SIGTERM) | SP_SIGBIT(SIGINT) | SP_SIGBIT(SIGHUP)))
+		s->kill_now = 1;
+	if ((got & SP_SIGBIT(PDEATH_SIGNAL)) && getppid() != s->parent)
+		s->kill_now = 1;
 }
 
 /* life_gone reports whether the life descriptor reached end of file. */
@@ -193,30 +172,85 @@ struct pidset {
 	int failed; /* out of memory: what was found is still killed */
 };
 
+/* grow maps or remaps *v to hold cap elements of size bytes. The sets live
+ * in pages of their own, unmapped once the sweep is done, so a sweep
+ * leaves nothing in the memory of a supervisor that lives on. */
+static int grow(void **v, size_t old_cap, size_t cap, size_t size)
+{
+	void *w = old_cap ? mremap(*v, old_cap * size, cap * size, MREMAP_MAYMOVE)
+			  : mmap(NULL, cap * size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED)
+		return -1;
+	*v = w;
+	return 0;
+}
+
 static void add_pid(struct pidset *t, pid_t pid)
 {
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		pid_t *w = realloc(t->v, cap * sizeof *w);
-		if (w == NULL) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		if (grow((void **)&t->v, t->cap, cap, sizeof *t->v) != 0) {
 			t->failed = 1;
 			return;
 		}
-		t->v = w;
 		t->cap = cap;
 	}
 	t->v[t->n++] = pid;
 }
 
-static int by_pid(const void *a, const void *b)
+static void free_pids(struct pidset *t)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
+	if (t->cap)
+		munmap(t->v, t->cap * sizeof *t->v);
+	t->v = NULL;
+	t->n = t->cap = 0;
+}
+
+/* sort_pids sorts v in place (heapsort: no recursion, no extra memory). */
+static void sort_pids(pid_t *v, size_t n)
+{
+	if (n < 2)
+		return;
+	/* First sift every inner node down (start counts down to 0), then
+	 * move the largest to the end, one at a time (end counts down). */
+	size_t start = n / 2, end = n;
+	for (;;) {
+		if (start > 0) {
+			start--;
+		} else {
+			end--;
+			if (end == 0)
+				return;
+			pid_t t = v[end];
+			v[end] = v[0];
+			v[0] = t;
+		}
+		size_t root = start;
+		for (size_t child; (child = 2 * root + 1) < end; root = child) {
+			if (child + 1 < end && v[child] < v[child + 1])
+				child++;
+			if (v[root] >= v[child])
+				break;
+			pid_t t = v[root];
+			v[root] = v[child];
+			v[child] = t;
+		}
+	}
 }
 
 static int has_pid(const struct pidset *t, pid_t pid)
 {
-	return bsearch(&pid, t->v, t->n, sizeof *t->v, by_pid) != NULL;
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid] == pid)
+			return 1;
+		if (t->v[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
 }
 
 static pid_t read_ppid(pid_t pid)
@@ -232,11 +266,13 @@ static pid_t read_ppid(pid_t pid)
 		return -1;
 	buf[n] = '\0';
 	/* The command name is in parentheses and may itself hold ") ", so the
-	 * fields start after the last ')'. */
+	 * fields start after the last ')': " S PPID ...". */
 	char *p = strrchr(buf, ')');
-	int ppid;
-	char state;
-	if (p == NULL || sscanf(p + 1, " %c %d", &state, &ppid) != 2)
+	if (p == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
+		return -1;
+	char *end;
+	long ppid = strtol(p + 4, &end, 10);
+	if (end == p + 4 || *end != ' ' || ppid < 0)
 		return -1;
 	return (pid_t)ppid;
 }
@@ -275,14 +311,6 @@ static int add_children(const char *path, struct pidset *t)
 	close(fd);
 	return 0;
 }
-
-struct linux_dirent64 {
-	unsigned long long d_ino;
-	long long d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 /* add_task_children adds the children of every task (thread) of pid: the
  * kernel lists a child under the thread that forked it. A process gone
@@ -350,33 +378,46 @@ static int walk_subtree(pid_t self, struct pidset *t)
  * children files (and what the tests run with --sweep-scan-all). */
 static int scan_proc(pid_t self, struct pidset *t)
 {
-	DIR *d = opendir("/proc");
-	if (d == NULL)
+	int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return -1;
 	struct pidset all = {0}, parents = {0};
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		if (*end != '\0' || end == e->d_name || pid <= 0)
-			continue;
-		pid_t ppid = read_ppid((pid_t)pid);
-		if (ppid < 0)
-			continue;
-		add_pid(&all, (pid_t)pid);
-		add_pid(&parents, ppid);
+	union {
+		struct linux_dirent64 d;
+		char b[2048];
+	} u;
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, u.b, sizeof u.b);
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(u.b + off);
+			off += e->d_reclen;
+			char *end;
+			long pid = strtol(e->d_name, &end, 10);
+			if (*end != '\0' || end == e->d_name || pid <= 0)
+				continue;
+			pid_t ppid = read_ppid((pid_t)pid);
+			if (ppid < 0)
+				continue;
+			add_pid(&all, (pid_t)pid);
+			add_pid(&parents, ppid);
+		}
 	}
-	closedir(d);
+	close(dfd);
 	/* Grow the tree from the supervisor until a pass adds nothing. A
 	 * process's parent is added before it in most passes (pids mostly grow
 	 * down a tree), so this takes few passes. */
 	add_pid(t, self);
-	char *mine = calloc(all.n ? all.n : 1, 1);
+	char *mine = NULL;
+	size_t mine_len = all.n ? all.n : 1;
+	if (grow((void **)&mine, 0, mine_len, 1) != 0)
+		mine = NULL; /* mmap's pages are zero */
 	if (mine == NULL || all.failed || parents.failed)
 		t->failed = 1;
 	for (int changed = mine != NULL; changed;) {
 		changed = 0;
-		qsort(t->v, t->n, sizeof *t->v, by_pid);
+		sort_pids(t->v, t->n);
 		size_t known = t->n;
 		for (size_t i = 0; i < all.n; i++) {
 			if (mine[i] || all.v[i] == self)
@@ -389,9 +430,10 @@ static int scan_proc(pid_t self, struct pidset *t)
 			}
 		}
 	}
-	free(mine);
-	free(all.v);
-	free(parents.v);
+	if (mine != NULL)
+		munmap(mine, mine_len);
+	free_pids(&all);
+	free_pids(&parents);
 	return 0;
 }
 
@@ -431,14 +473,14 @@ static void kill_tree(struct state *s)
 		 * still be named. */
 		kill(-s->target, SIGKILL);
 		kill(s->target, SIGKILL);
-		free(tree.v);
+		free_pids(&tree);
 		return;
 	}
-	qsort(tree.v, tree.n, sizeof *tree.v, by_pid);
+	sort_pids(tree.v, tree.n);
 	for (size_t i = 0; i < tree.n; i++)
 		if (tree.v[i] != s->self && (i == 0 || tree.v[i] != tree.v[i - 1]))
 			kill_pid(&tree, tree.v[i]);
-	free(tree.v);
+	free_pids(&tree);
 }
 
 /* sweep kills and reaps every descendant. It returns 1 once none is left,
@@ -453,9 +495,10 @@ static int sweep(struct state *s)
 		long left = deadline - now_ms();
 		if (left <= 0)
 			return 0;
-		struct pollfd p = {.fd = s->sfd, .events = POLLIN};
-		if (poll(&p, 1, left < 20 ? (int)left : 20) > 0)
-			drain_signals(s);
+		long ms = left < 20 ? left : 20;
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = ms * 1000000L};
+		ppoll(NULL, 0, &ts, &wait_mask);
+		take_signals(s);
 	}
 }
 
@@ -473,6 +516,23 @@ static void mirror(int status)
 	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &one, NULL, 8);
 	kill(getpid(), sig);
 	_exit(128 + sig);
+}
+
+/* drop_descriptors keeps only what the supervisor itself uses: the
+ * program's terminal and output pipes must reach end of file when the
+ * program's processes are gone, not when the supervisor is. Its standard
+ * descriptors are closed, not pointed at /dev/null: it writes only to the
+ * report pipe, and every descriptor a live session holds counts
+ * (issue 16); what it opens later (pidfds, /proc files) may take their
+ * numbers, which is harmless. */
+static void drop_descriptors(struct state *s)
+{
+	int keep[2], n = 0;
+	if (s->o->life_fd >= 0)
+		keep[n++] = s->o->life_fd;
+	if (s->o->report_fd >= 0)
+		keep[n++] = s->o->report_fd;
+	close_except(0, keep, n);
 }
 
 /* The program's process runs its set-up on a stack of its own, which the
@@ -503,9 +563,10 @@ static int child_main(void *arg)
  * Landlock and seccomp, close_range, execve), on its own stack; it returns
  * nowhere but _exit; its signal dispositions are its own (no
  * CLONE_SIGHAND), and the supervisor, single-threaded and suspended, holds
- * no lock the child could need. The one library state it can touch is the
- * heap, in close_except's fallback for kernels before close_range
- * (opendir), which it leaves as it found it. */
+ * no lock the child could need; the helper's runtime (rt_linux.c) keeps no
+ * state but errno. Its signal handlers are the supervisor's until
+ * prepare_and_exec resets them, and every signal they catch is blocked
+ * until then. */
 static void start(struct state *s)
 {
 	const struct options *o = s->o;
@@ -517,7 +578,7 @@ static void start(struct state *s)
 	if (mprotect(stack, GUARD_PAGE, PROT_NONE) != 0)
 		setup_failed(o, STEP_SETUP, errno);
 	struct child c = {.o = o, .supervisor = s->self, .f = {STEP_NONE, 0}};
-	pid_t pid = clone(child_main, stack + CHILD_STACK + GUARD_PAGE, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+	pid_t pid = sp_clone(child_main, stack + CHILD_STACK + GUARD_PAGE, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
 	int err = errno;
 	munmap(stack, CHILD_STACK + GUARD_PAGE);
 	if (pid < 0)
@@ -529,50 +590,29 @@ static void start(struct state *s)
 		setup_failed(o, c.f.op, c.f.err);
 	}
 	/* No failure: the exec succeeded, or the child was killed before it;
-	 * the wait tells which. */
+	 * the wait tells which. The descriptors are dropped before the report,
+	 * so a started program's supervisor holds only its own. */
 	s->target = pid;
+	drop_descriptors(s);
 	char line[32];
 	snprintf(line, sizeof line, "pid %d\n", (int)pid);
 	put_report(o->report_fd, line);
 }
 
-/* drop_descriptors keeps only what the supervisor itself uses: the
- * program's terminal and output pipes must reach end of file when the
- * program's processes are gone, not when the supervisor is. Its standard
- * descriptors are closed, not pointed at /dev/null: it writes only to the
- * report pipe, and three descriptors per live session are not free
- * (issue 16); what it opens later (pidfds, /proc files) may take their
- * numbers, which is harmless. */
-static void drop_descriptors(struct state *s)
-{
-	int keep[3], n = 0;
-	keep[n++] = s->sfd;
-	if (s->o->life_fd >= 0)
-		keep[n++] = s->o->life_fd;
-	if (s->o->report_fd >= 0)
-		keep[n++] = s->o->report_fd;
-	close_except(0, keep, n);
-}
-
 void supervise(const struct options *o)
 {
-	struct state s = {.o = o, .self = getpid(), .sfd = -1, .scan_all = o->sweep_scan_all};
-	static const int watched[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, PDEATH_SIGNAL};
-	sigset_t set, block;
-	sigemptyset(&set);
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	for (size_t i = 0; i < sizeof watched / sizeof watched[0]; i++) {
-		/* An inherited "ignore" of SIGCHLD would have the kernel reap the
-		 * children itself, and the program's status would be lost. */
-		sigaction(watched[i], &dfl, NULL);
-		sigaddset(&set, watched[i]);
-	}
-	block = set;
-	sigaddset(&block, SIGPIPE); /* a runtime that stopped reading is an EPIPE */
-	if (sigprocmask(SIG_BLOCK, &block, NULL) != 0)
+	struct state s = {.o = o, .self = getpid(), .scan_all = o->sweep_scan_all};
+	unsigned long block = wait_mask;
+	for (size_t i = 0; i < sizeof watched / sizeof watched[0]; i++)
+		block |= SP_SIGBIT(watched[i]);
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, NULL, sizeof block) != 0)
 		setup_failed(o, STEP_SETUP, errno);
+	/* The handler also replaces an inherited "ignore" of SIGCHLD, which
+	 * would have the kernel reap the children itself and lose the
+	 * program's status. */
+	for (size_t i = 0; i < sizeof watched / sizeof watched[0]; i++)
+		if (sp_sigaction_set(watched[i], note_signal, block) != 0)
+			setup_failed(o, STEP_SETUP, errno);
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
 		setup_failed(o, STEP_SETUP, errno);
@@ -583,26 +623,19 @@ void supervise(const struct options *o)
 		setup_failed(o, STEP_PARENT, ESRCH); /* the runtime died before the prctl */
 	if (setsid() < 0 && getsid(0) != s.self)
 		setup_failed(o, STEP_SETSID, errno);
-	s.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s.sfd < 0)
-		setup_failed(o, STEP_SETUP, errno);
 
 	start(&s);
-	drop_descriptors(&s);
 
 	while (!s.kill_now && !s.target_done) {
-		struct pollfd p[2] = {{.fd = s.sfd, .events = POLLIN}, {.fd = o->life_fd, .events = POLLIN}};
-		int n = poll(p, o->life_fd >= 0 ? 2 : 1, -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+		struct pollfd p = {.fd = o->life_fd, .events = POLLIN};
+		int n = ppoll(&p, o->life_fd >= 0 ? 1 : 0, NULL, &wait_mask);
+		if (n < 0 && errno != EINTR) {
 			s.kill_now = 1; /* cannot watch any more: fail safe */
 			break;
 		}
-		if (o->life_fd >= 0 && p[1].revents != 0 && life_gone(o->life_fd, p[1].revents))
+		take_signals(&s);
+		if (n > 0 && life_gone(o->life_fd, p.revents))
 			s.kill_now = 1;
-		if (p[0].revents != 0)
-			drain_signals(&s);
 		reap(&s);
 	}
 	if (!s.target_done)

@@ -114,24 +114,12 @@ def third_party_notices(goos: str, goarch: str) -> bytes:
     for line in sorted(set(filter(None, out.splitlines()))):
         path, version, directory = line.split(" ", 2)
         parts.append((f"{path} {version}", Path(directory) / "LICENSE"))
-    if goos == "linux":
-        parts.append((GLIBC_TITLE, LGPL))
     text = ["The native files in this wheel include code from the following projects.\n"]
     for title, lic in parts:
         if not lic.is_file():
             raise BuildError(f"no LICENSE file for {title} at {lic}")
         text.append(f"\n{'=' * 72}\n{title}\n{'=' * 72}\n\n{lic.read_text()}")
     return "".join(text).encode()
-
-
-# The Linux spawn helper links the GNU C Library statically (so that it runs
-# on any libc). Its LGPL asks for the license text and for a way to relink:
-# the helper's own source is in the shellport repository, MIT-licensed, and
-# builds with `make native`.
-GLIBC_TITLE = ("The GNU C Library, linked statically into shellport-spawn-helper "
-               "(LGPL-2.1-or-later; rebuild the helper from shellport's source, "
-               "cmd/shellport-spawn-helper, to link another version)")
-LGPL = Path("/usr/share/common-licenses/LGPL-2.1")
 
 
 def dist_info_entries(project: dict, dist_info: str, tags: list[str], goos: str,
