@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -567,4 +568,32 @@ func BenchmarkDecodeEncode(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// Issue 16: what the one-pass envelope reader takes, json.Unmarshal reads
+// the same way, so Decode's answers do not depend on which path read it.
+func FuzzDecodePlainMatches(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash"}}`,
+		`{"jsonrpc":"2.0","id":"a\u003cb","method":"m"}`, `{"jsonrpc":"2.0","id":null,"method":null,"params":null}`,
+		`{"jsonrpc":"2.0","ID":1,"method":"m"}`, `{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}`,
+		`{"jsonrpc":"2.0","method":"m\u0041"}`, "{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}",
+		`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.00","method":"m"}`, ` {"method":"m"} `,
+		`{"jsonrpc":"2.0","id":[1],"method":"m"}`, `{"jsonrpc":"2.0","method":"m","params":[1,2]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		plain, ok := decodePlain(msg)
+		if !ok {
+			return
+		}
+		var in wireIn
+		if err := json.Unmarshal(msg, &in); err != nil {
+			t.Fatalf("took %q, which json.Unmarshal refuses: %v", msg, err)
+		}
+		if !reflect.DeepEqual(plain, in) {
+			t.Fatalf("%q read differently:\nplain %+v\njson  %+v", msg, plain, in)
+		}
+	})
 }

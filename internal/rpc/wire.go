@@ -172,6 +172,9 @@ func (r *Request) IsNotification() bool { return len(r.ID) == 0 }
 // Decode parses one message. It returns the request and, when the message is
 // malformed, an *Error to send back (with whatever id could be read).
 func Decode(msg []byte) (*Request, *Error) {
+	if in, ok := decodePlain(msg); ok {
+		return checkRequest(&in)
+	}
 	var in wireIn
 	// The common case in one call, without a Decoder's copy of the
 	// message: Unmarshal succeeds exactly when the Decoder below would
@@ -192,6 +195,49 @@ func Decode(msg []byte) (*Request, *Error) {
 		return nil, Errorf(CodeParseError, "parse error: more than one JSON value on the line")
 	}
 	return checkRequest(&in)
+}
+
+// decodePlain reads a request in the shape clients send — one object, the
+// members jsonrpc ("2.0"), id, method (a string without escapes) and
+// params, each at most once and spelt exactly — in one pass, into what
+// json.Unmarshal would make of it. Anything else (a response, another
+// member, a repeated or miscased one, an escape, invalid JSON) reports
+// false, and Decode reads the message as before (issue 16).
+func decodePlain(msg []byte) (wireIn, bool) {
+	var in wireIn
+	var seen [4]bool
+	ok := strictjson.Members(msg, func(key, value []byte) bool {
+		var i int
+		switch string(key) {
+		case "jsonrpc":
+			if string(value) != `"2.0"` {
+				return false
+			}
+			in.Version, i = &version{}, 0
+		case "id":
+			in.ID, i = append(json.RawMessage(nil), value...), 1
+		case "method":
+			if string(value) == "null" {
+				i = 2 // json.Unmarshal leaves Method nil
+				break
+			}
+			m, plain := strictjson.PlainString(value)
+			if !plain {
+				return false
+			}
+			in.Method, i = &m, 2
+		case "params":
+			in.Params, i = append(json.RawMessage(nil), value...), 3
+		default:
+			return false
+		}
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		return true
+	})
+	return in, ok
 }
 
 // checkRequest makes a Request of a decoded message, or the error to send

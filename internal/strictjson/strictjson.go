@@ -89,8 +89,18 @@ func (e *TextError) Error() string {
 // [Check] against dst's type. Unknown fields are refused. Syntax and type
 // errors are encoding/json's (*json.SyntaxError, *json.UnmarshalTypeError,
 // io.ErrUnexpectedEOF), so callers can word them; a second value after the
-// first is reported as ErrTrailingData.
+// first is reported as ErrTrailingData. A plain object (see [DecodeFast])
+// is read in one pass.
 func Decode(data []byte, dst any) error {
+	if DecodeFast(data, dst) {
+		return nil
+	}
+	return decodeSlow(data, dst)
+}
+
+// decodeSlow is Decode without its fast path: each check in a pass of its
+// own, and every error worded.
+func decodeSlow(data []byte, dst any) error {
 	valid := json.Valid(data) // once: the last check below reuses it
 	if valid {
 		if err := Check(data, reflect.TypeOf(dst)); err != nil {

@@ -3,6 +3,7 @@ package editor
 import (
 	"encoding/json"
 
+	"github.com/shellport/shellport/internal/strictjson"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -14,7 +15,7 @@ import (
 // it falls back to the generic card when the arguments cannot be read.
 func present(name string, call *tools.Call, res *tools.Result) tools.Presentation {
 	var p params
-	if call == nil || json.Unmarshal(call.Arguments, &p) != nil || p.Path == "" {
+	if call == nil || !readArgs(call.Arguments, &p) || p.Path == "" {
 		return tools.Generic(name, call, res)
 	}
 	if _, ok := commands[p.Command]; !ok {
@@ -64,6 +65,13 @@ func present(name string, call *tools.Call, res *tools.Result) tools.Presentatio
 	}
 	pr.Locations = []tools.Location{loc}
 	return pr
+}
+
+// readArgs reads a call's arguments as leniently as encoding/json does,
+// in one pass when they are plain (strictjson.DecodeFast reads them as
+// encoding/json would): a card is made for every call (issue 16).
+func readArgs(args json.RawMessage, p *params) bool {
+	return strictjson.DecodeFast(args, p) || json.Unmarshal(args, p) == nil
 }
 
 func deref(s *string) string {

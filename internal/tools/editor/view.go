@@ -23,7 +23,7 @@ func (t *tool) view(ctx context.Context, path string, rng []int) (*tools.Result,
 	if fi.IsDir() {
 		return t.viewDir(ctx, path, rng)
 	}
-	f, _, err := fileio.OpenRegular(path, path)
+	f, err := fileio.OpenRegularRead(path, path, fi)
 	if err != nil {
 		return nil, err
 	}
