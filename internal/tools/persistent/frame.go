@@ -53,7 +53,6 @@ func (s *shell) onFrame(token []byte) frameAction {
 	c.status = status
 	c.out = s.cap.finish()
 	s.call = nil
-	s.cap = newCapture(s.cfg.maxChars, s.cfg.spillDir)
 	close(c.finished)
 	return frameEnd
 }

@@ -194,6 +194,5 @@ func (s *shell) takeOutput(c *callState) captured {
 	if c != nil && s.call == c {
 		s.call = nil
 	}
-	s.cap = newCapture(s.cfg.maxChars, s.cfg.spillDir)
 	return out
 }
