@@ -54,6 +54,9 @@ func (s *shell) onFrame(token []byte) frameAction {
 	c.out = s.cap.finish()
 	s.call = nil
 	close(c.finished)
+	if c.waker != nil {
+		c.waker.signal()
+	}
 	return frameEnd
 }
 

@@ -39,6 +39,7 @@ type shellConfig struct {
 	spawnHelper string
 	maxChars    int
 	spillDir    string
+	wakers      *wakerPool // shared by the tool's shells
 }
 
 // shell is one bash on a terminal, driven through its private directory:
@@ -84,6 +85,7 @@ type shell struct {
 // callState is one command in flight.
 type callState struct {
 	finished chan struct{} // closed when the end frame was accepted
+	waker    *waker        // signalled with finished and at the shell's death, while the call waits; nil: none
 	status   int
 	out      captured
 }
@@ -141,6 +143,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 		Size:        pty.Winsize{Rows: terminalRows, Cols: terminalCols},
 		SpawnHelper: cfg.spawnHelper,
 		Restrict:    restrict,
+		OnDone:      s.wakeCall,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("persistent: start shell: %w", err)
@@ -190,6 +193,15 @@ func (s *shell) readLoop() {
 			largeReads.Put(large)
 			large, buf = nil, small
 		}
+	}
+}
+
+// wakeCall signals the running call's waker, if it has one.
+func (s *shell) wakeCall() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.call != nil && s.call.waker != nil {
+		s.call.waker.signal()
 	}
 }
 
