@@ -416,14 +416,15 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             f"BenchmarkShellCPUPerCommand), most of it interpreting the loop's 18 commands "
             f"per turn from cold caches. On this machine the difference is "
             f"{ms((sp50['shellport-library'] or 0) - (noop or 0))} beyond the no-op call; "
-            f"the runtime's part of it is one goroutine hand-off (the PTY reader, which also "
-            f"cleans and scans the output and reads the return FIFO, wakes the waiting call) "
-            f"and the Go scheduler's wake-ups around it. Since issue 16 the shell's FIFOs are "
+            f"the runtime's part of it is the PTY reader (which also cleans and scans the "
+            f"output and reads the return FIFO) handing the end to the waiting call, and the "
+            f"Go scheduler's wake-ups around it. Since issue 16 the shell's FIFOs are "
             f"outside the Go poller, so the runtime wakes once per call, at the frame, not "
-            f"four times (scheduler system calls per call: library 20 → 17, process 18 → 15); "
-            f"most of what remains is the Go runtime's own: an idle thread woken to look for "
-            f"work at each hand-off, and its monitor thread polling every 20 µs while a "
-            f"thread is busy or out of Go.",
+            f"four times, and the call waits in the poller itself, so the thread that reads "
+            f"the frame finishes the call (scheduler system calls per call: library 21 → 17, "
+            f"process 19 → 14); most of what remains is the Go runtime's own: an idle thread "
+            f"woken to look for work when the reply is handed to its caller, and its monitor "
+            f"thread polling every 20 µs while a thread is busy or out of Go.",
         )
     )
     sc = c.get("scale", {})
@@ -465,8 +466,8 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "and bash's end-of-command bookkeeping. Split by process during issue 16 (library "
             "transport, a loaded machine): about 450 µs in the host (Python and the Go "
             "runtime together) and 250 µs in bash. Of the host's share, the persistent tool's "
-            "own Go work (BenchmarkRoundTripTrue, without JSON-RPC or Python) is about 80 to "
-            "110 µs per call, close to half of it the Go scheduler's; the rest is the call's "
+            "own Go work (BenchmarkRoundTripTrue, without JSON-RPC or Python) is about 55 to "
+            "60 µs per call (70 to 110 before issue 16's wake-up changes); the rest is the call's "
             "way through JSON-RPC, the C ABI and Python (a no-op editor call costs the host "
             "about 160 to 190 µs). Bash's share, measured alone, fell from "
             "about 300 to 235 µs per command when its system calls went from 127 to 66 "
@@ -552,7 +553,9 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             and _all([fds(n) for n in SP], lambda f: f <= 3),
             "Per session the runtime holds six descriptors: the PTY master, the driver's "
             "inbox file and its two FIFOs (control and return), the supervisor's report pipe "
-            "and a pidfd; the supervisor holds three of its own (the runtime's life pipe, "
+            "and a pidfd (a call in flight also borrows an eventfd to wait on, from a pool "
+            "that keeps at most 64 between calls); the supervisor holds three of its own "
+            "(the runtime's life pipe, "
             "the report pipe and a signalfd; its standard descriptors are closed), and its "
             "private pages count in full: about 53 KB, the static C library's data and bss, "
             "its heap, and the stack with the environment it was given. The runtime's "
