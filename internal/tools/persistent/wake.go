@@ -64,8 +64,11 @@ type wakerPool struct {
 	closed bool
 }
 
-// get returns a waker, or nil when none can be made.
+// get returns a waker, or nil when none can be made (or p is nil).
 func (p *wakerPool) get() *waker {
+	if p == nil {
+		return nil
+	}
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 && !p.closed {
 		w := p.idle[n-1]
