@@ -418,9 +418,15 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             f"BenchmarkShellCPUPerCommand), most of it interpreting the loop's 18 commands "
             f"per turn from cold caches. On this machine the difference is "
             f"{ms((sp50['shellport-library'] or 0) - (noop or 0))} beyond the no-op call; "
-            f"the runtime's part of it is one goroutine hand-off (the PTY reader, which also "
-            f"cleans and scans the output and reads the return FIFO, wakes the waiting call) "
-            f"and the Go scheduler's wake-ups around it.",
+            f"the runtime's part of it is the PTY reader (which also cleans and scans the "
+            f"output and reads the return FIFO) handing the end to the waiting call, and the "
+            f"Go scheduler's wake-ups around it. Since issue 16 the shell's FIFOs are "
+            f"outside the Go poller, so the runtime wakes once per call, at the frame, not "
+            f"four times, and the call waits in the poller itself, so the thread that reads "
+            f"the frame finishes the call (scheduler system calls per call: library 21 → 17, "
+            f"process 19 → 14); most of what remains is the Go runtime's own: an idle thread "
+            f"woken to look for work when the reply is handed to its caller, and its monitor "
+            f"thread polling every 20 µs while a thread is busy or out of Go.",
         )
     )
     sc = c.get("scale", {})
@@ -461,7 +467,11 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "runtime's goroutines (the job, the PTY reader that cleans and scans the output) "
             "and bash's end-of-command bookkeeping. Split by process during issue 16 (library "
             "transport, a loaded machine): about 450 µs in the host (Python and the Go "
-            "runtime together) and 250 µs in bash. Bash's share, measured alone, fell from "
+            "runtime together) and 250 µs in bash. Of the host's share, the persistent tool's "
+            "own Go work (BenchmarkRoundTripTrue, without JSON-RPC or Python) is about 55 to "
+            "60 µs per call (70 to 110 before issue 16's wake-up changes); the rest is the call's "
+            "way through JSON-RPC, the C ABI and Python (a no-op editor call costs the host "
+            "about 160 to 190 µs). Bash's share, measured alone, fell from "
             "about 300 to 235 µs per command when its system calls went from 127 to 66 "
             "(see the row above); what is left of it is bash interpreting the driver loop.",
         )
@@ -545,15 +555,16 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             and _all([fds(n) for n in SP], lambda f: f <= 3),
             "Per session the runtime holds six descriptors: the PTY master, the driver's "
             "inbox file and its two FIFOs (control and return), the supervisor's report pipe "
-            "and a pidfd; the supervisor holds two of its own (the runtime's life pipe and "
-            "the report pipe; its standard descriptors are closed and it catches signals "
-            "with handlers around ppoll, no signalfd), and its private pages count in full: "
-            "about 20 KB with no C library linked, mostly the stack with the environment it "
-            "was given. The runtime's memory per session is the session's and the shell's "
-            "state, the PTY reader's buffers and the goroutines that watch the shell. Fewer "
-            "descriptors need a different driver (the inbox and control FIFO as one, the "
-            "report pipe as the only child watch) or a supervisor shared by a runtime's "
-            "sessions.",
+            "and a pidfd (a call in flight also borrows an eventfd to wait on, from a pool "
+            "that keeps at most 64 between calls); the supervisor holds two of its own (the "
+            "runtime's life pipe and the report pipe; its standard descriptors are closed "
+            "and it catches signals with handlers around ppoll, no signalfd), and its "
+            "private pages count in full: about 20 KB with no C library linked, mostly the "
+            "stack with the environment it was given. The runtime's memory per session is "
+            "the session's and the shell's state, the PTY reader's buffers and the "
+            "goroutines that watch the shell. Fewer descriptors need a different driver "
+            "(the inbox and control FIFO as one, the report pipe as the only child watch) "
+            "or a supervisor shared by a runtime's sessions.",
         )
     )
     oc = c.get("oneshot_true", {})

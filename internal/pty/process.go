@@ -16,12 +16,13 @@ import (
 // unkillable disk wait) takes this long.
 const reapTimeout = 3 * time.Second
 
-func newProcess(proc *os.Process, master *os.File, ttyName string) *Process {
+func newProcess(proc *os.Process, master *os.File, ttyName string, onDone func()) *Process {
 	p := &Process{
 		pid:     proc.Pid,
 		ttyName: ttyName,
 		master:  master,
 		reaped:  make(chan struct{}),
+		onDone:  onDone,
 	}
 	go p.reap(proc.Wait)
 	return p
@@ -29,13 +30,14 @@ func newProcess(proc *os.Process, master *os.File, ttyName string) *Process {
 
 // newSupervised is a program running under its supervisor, whose status
 // is the program's.
-func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string) *Process {
+func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string, onDone func()) *Process {
 	p := &Process{
 		pid:     sup.Pid(),
 		ttyName: ttyName,
 		master:  master,
 		reaped:  make(chan struct{}),
 		sup:     sup,
+		onDone:  onDone,
 	}
 	go p.reap(sup.Wait)
 	return p
@@ -44,7 +46,12 @@ func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string) *P
 // reap waits for this one child (never for any child: the host owns the
 // others) and records how it ended.
 func (p *Process) reap(wait func() (*os.ProcessState, error)) {
-	defer close(p.reaped)
+	defer func() {
+		close(p.reaped)
+		if p.onDone != nil {
+			p.onDone()
+		}
+	}()
 	state, err := wait()
 	if err != nil {
 		// ECHILD: the host ignores SIGCHLD and the kernel reaped the child.

@@ -84,6 +84,10 @@ type Options struct {
 	// program then runs under a supervisor (Linux) or is started through
 	// the exec shim (macOS) instead of directly.
 	SpawnHelper string
+	// OnDone, when set, runs once the program has ended and been reaped,
+	// just after Done is closed, on the goroutine that reaped it: a hook
+	// for a waiter parked somewhere Done cannot reach (it must not block).
+	OnDone func()
 	// Restrict is the sandbox the program runs in: applied by its
 	// supervisor just before exec (Linux, which needs SpawnHelper), or the
 	// wrapper command the program (or the exec shim) runs under (macOS).
@@ -119,6 +123,7 @@ type Process struct {
 	ttyName string
 	master  *os.File
 	reaped  chan struct{} // closed once the program has been waited for
+	onDone  func()        // Options.OnDone
 	status  ExitStatus
 	sup     *spawnhelper.Process // the program's supervisor, or nil
 

@@ -169,3 +169,30 @@ func TestCloseIsIdempotent(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Issue 16: OnDone runs once the program has been reaped, after Done is
+// closed and with the status set, so a waiter it wakes finds both.
+func TestOnDoneRunsAfterDone(t *testing.T) {
+	ran := make(chan ExitStatus, 1)
+	var p *Process
+	started := make(chan struct{})
+	p, rd := startBash(t, Options{OnDone: func() {
+		<-started
+		select {
+		case <-p.Done():
+			ran <- p.status
+		default:
+			ran <- ExitStatus{Code: -2}
+		}
+	}}, `exit 4`)
+	close(started)
+	rd.waitEOF(t)
+	select {
+	case st := <-ran:
+		if st.Code != 4 {
+			t.Fatalf("OnDone saw %+v, want Done closed and code 4", st)
+		}
+	case <-time.After(testWait):
+		t.Fatal("OnDone never ran")
+	}
+}

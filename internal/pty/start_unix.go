@@ -51,7 +51,7 @@ func start(ctx context.Context, opts Options) (_ *Process, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("pty: start %q: %w", opts.Path, err)
 		}
-		return newSupervised(sup, master, tty.Name()), nil
+		return newSupervised(sup, master, tty.Name(), opts.OnDone), nil
 	}
 
 	argv := append([]string{opts.Path}, opts.Args...)
@@ -88,7 +88,7 @@ func start(ctx context.Context, opts Options) (_ *Process, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return newProcess(proc, master, tty.Name()), nil
+	return newProcess(proc, master, tty.Name(), opts.OnDone), nil
 }
 
 // spawn starts the child from a fresh goroutine so that the creating thread

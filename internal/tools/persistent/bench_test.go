@@ -38,16 +38,27 @@ func benchFixture(b *testing.B, cfg Config) *fixture {
 // BenchmarkRoundTripTrue is the per-call overhead: `true` in a warm shell.
 // Besides the mean it reports the median and 90th percentile, which a
 // shared machine's outliers distort less (compare with bench/'s raw-PTY
-// floor by p50).
+// floor by p50), and the runtime's own CPU time (user + system of this
+// process, every thread; bash and its supervisor are other processes) and
+// context switches per call (issue 16), which a loaded machine distorts
+// less than wall time.
 func BenchmarkRoundTripTrue(b *testing.B) {
 	f := benchFixture(b, Config{})
 	benchCall(b, f, "true")
 	var times []time.Duration
+	cpu0, cs0, ok := selfUsage()
+	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
 		benchCall(b, f, "true")
 		times = append(times, time.Since(start))
+	}
+	b.StopTimer()
+	if cpu1, cs1, ok1 := selfUsage(); ok && ok1 {
+		n := float64(len(times))
+		b.ReportMetric(float64(cpu1-cpu0)/1e3/n, "cpu-us/op")
+		b.ReportMetric(float64(cs1-cs0)/n, "ctxsw/op")
 	}
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "p50-ns")

@@ -52,6 +52,24 @@ func newCleaner(emit func([]byte)) *cleaner {
 	return &cleaner{emit: emit, params: make([]byte, 0, maxCSI)}
 }
 
+// keptLine bounds the line buffers a cleaner keeps from one stretch of
+// output to the next: a long line's buffers are dropped, so thousands of
+// idle shells hold little.
+const keptLine = 1 << 10
+
+// reset makes a flushed cleaner ready for a new stream, keeping its small
+// buffers (issue 16: no cleaner is allocated per call).
+func (c *cleaner) reset() {
+	line, out, params := c.line[:0], c.out[:0], c.params[:0]
+	if cap(line) > keptLine {
+		line = nil
+	}
+	if cap(out) > 4*keptLine {
+		out = nil
+	}
+	*c = cleaner{emit: c.emit, params: params, line: line, out: out}
+}
+
 // plain marks bytes the fast path may pass through untouched.
 var plain = func() (t [256]bool) {
 	for c := 0x20; c < 0x7f; c++ {

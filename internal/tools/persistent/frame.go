@@ -53,8 +53,10 @@ func (s *shell) onFrame(token []byte) frameAction {
 	c.status = status
 	c.out = s.cap.finish()
 	s.call = nil
-	s.cap = newCapture(s.cfg.maxChars, s.cfg.spillDir)
 	close(c.finished)
+	if c.waker != nil {
+		c.waker.signal()
+	}
 	return frameEnd
 }
 
@@ -116,11 +118,22 @@ func (s *shell) send(command string) error {
 	// The shell reads the command a byte at a time while this writes it;
 	// past the FIFO's capacity the write waits for it, so it must not hold
 	// up the call, which watches for the shell's death and the timeout.
-	// Closing the FIFO at teardown ends a write still waiting. The
-	// goroutine gets its own copy: the send buffer is the next call's.
+	// It writes through a pollable copy of the FIFO, which closing at
+	// teardown wakes (see closeFiles). The goroutine gets its own copy of
+	// the command: the send buffer is the next call's.
+	long, err := pollableCopy(s.ctl)
+	if err != nil {
+		return fmt.Errorf("persistent: write command to control FIFO: %w", err)
+	}
+	s.mu.Lock()
+	s.ctlLong = long
+	s.mu.Unlock()
 	msg = append([]byte(nil), msg...)
 	s.sendBuf = nil
-	go func() { _, _ = s.ctl.Write(msg) }() // A failure shows as the shell's death or a timeout.
+	go func() {
+		_, _ = long.Write(msg) // A failure shows as the shell's death or a timeout.
+		_ = long.Close()       // Best effort; closeFiles may have closed it first.
+	}()
 	return nil
 }
 

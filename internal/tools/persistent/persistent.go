@@ -147,6 +147,7 @@ func New(host tools.Host, cfg Config) tools.Tool {
 			spawnHelper: cfg.SpawnHelper,
 			maxChars:    cfg.MaxOutputChars,
 			spillDir:    spillDir,
+			wakers:      &wakerPool{},
 		},
 		sessions: make(map[string]*session),
 	}
@@ -236,6 +237,7 @@ func (t *Tool) Close() error {
 		go func() { defer wg.Done(); s.close() }()
 	}
 	wg.Wait()
+	t.shellCfg.wakers.close()
 	return nil
 }
 

@@ -56,6 +56,7 @@ func (o outcome) reset() bool { return o.died || o.timedOut || o.sendErr != nil 
 func (s *shell) exec(ctx context.Context, command string, timeout time.Duration, observe func([]byte)) (outcome, error) {
 	// One timer per shell, reset for each call (calls to a shell run one
 	// at a time): no timer is allocated per call.
+	deadline := time.Now().Add(timeout)
 	if s.timer == nil {
 		s.timer = time.NewTimer(timeout)
 	} else {
@@ -77,7 +78,7 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		s.terminate(false)
 		return outcome{}, ctx.Err()
 	}
-	c := &callState{finished: make(chan struct{})}
+	c := &callState{finished: make(chan struct{}), waker: s.cfg.wakers.get()}
 	s.mu.Lock()
 	s.call = c
 	s.cap.out.Observe(observe) // what arrived since the last call is this call's too
@@ -87,9 +88,18 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		s.call = nil
 		s.mu.Unlock()
 		s.terminate(false)
+		s.returnWaker(c)
 		return outcome{sendErr: err}, nil
 	}
 
+	if w := c.waker; w != nil {
+		// Parked in the poller until one of the cases below is ready (see
+		// waker); the select then decides as it would have alone.
+		stop := context.AfterFunc(ctx, w.signal)
+		w.wait(deadline, func() bool { return isClosed(c.finished) || isClosed(s.proc.Done()) || ctx.Err() != nil })
+		stop()
+		s.returnWaker(c)
+	}
 	select {
 	case <-c.finished:
 		if testOnlyAfterFrame != nil {
@@ -108,6 +118,27 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 	case <-ctx.Done():
 		s.cancel(c)
 		return outcome{}, ctx.Err()
+	}
+}
+
+// returnWaker takes the call's waker back to the pool. A signal that
+// still reaches it only makes its next call check once more.
+func (s *shell) returnWaker(c *callState) {
+	s.mu.Lock()
+	w := c.waker
+	c.waker = nil
+	s.mu.Unlock()
+	if w != nil {
+		s.cfg.wakers.put(w)
+	}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -194,6 +225,5 @@ func (s *shell) takeOutput(c *callState) captured {
 	if c != nil && s.call == c {
 		s.call = nil
 	}
-	s.cap = newCapture(s.cfg.maxChars, s.cfg.spillDir)
 	return out
 }

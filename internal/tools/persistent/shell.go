@@ -39,6 +39,7 @@ type shellConfig struct {
 	spawnHelper string
 	maxChars    int
 	spillDir    string
+	wakers      *wakerPool // shared by the tool's shells
 }
 
 // shell is one bash on a terminal, driven through its private directory:
@@ -52,8 +53,8 @@ type shell struct {
 	proc  *pty.Process
 	dir   string
 	inbox *os.File
-	ctl   *os.File
-	ret   *os.File
+	ctl   *os.File // non-blocking, outside the poller (see openFIFO)
+	ret   *os.File // likewise
 
 	readDone chan struct{}
 	ready    chan struct{} // closed when the shell's first report arrived
@@ -72,6 +73,7 @@ type shell struct {
 	retErr  error
 
 	mu        sync.Mutex
+	ctlLong   *os.File // a pollable copy of ctl a long command is written through (see send); closed once written
 	scan      scanner
 	cap       *capture   // the running call's output, or what arrives between calls
 	call      *callState // the running call, nil between calls
@@ -83,6 +85,7 @@ type shell struct {
 // callState is one command in flight.
 type callState struct {
 	finished chan struct{} // closed when the end frame was accepted
+	waker    *waker        // signalled with finished and at the shell's death, while the call waits; nil: none
 	status   int
 	out      captured
 }
@@ -117,10 +120,10 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 	}
 	// Opened read-write, neither end of a FIFO ever blocks on open or sees
 	// EOF, and the shell dying never makes a write fail.
-	if s.ctl, err = os.OpenFile(filepath.Join(dir, ctlFile), os.O_RDWR, 0); err != nil {
+	if s.ctl, err = openFIFO(filepath.Join(dir, ctlFile)); err != nil {
 		return nil, fmt.Errorf("persistent: open control FIFO: %w", err)
 	}
-	if s.ret, err = os.OpenFile(filepath.Join(dir, retFile), os.O_RDWR, 0); err != nil {
+	if s.ret, err = openFIFO(filepath.Join(dir, retFile)); err != nil {
 		return nil, fmt.Errorf("persistent: open return FIFO: %w", err)
 	}
 	if s.retConn, err = s.ret.SyscallConn(); err != nil {
@@ -140,6 +143,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 		Size:        pty.Winsize{Rows: terminalRows, Cols: terminalCols},
 		SpawnHelper: cfg.spawnHelper,
 		Restrict:    restrict,
+		OnDone:      s.wakeCall,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("persistent: start shell: %w", err)
@@ -189,6 +193,15 @@ func (s *shell) readLoop() {
 			largeReads.Put(large)
 			large, buf = nil, small
 		}
+	}
+}
+
+// wakeCall signals the running call's waker, if it has one.
+func (s *shell) wakeCall() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.call != nil && s.call.waker != nil {
+		s.call.waker.signal()
 	}
 }
 
@@ -242,7 +255,10 @@ func (s *shell) close() {
 }
 
 func (s *shell) closeFiles() {
-	for _, f := range []*os.File{s.inbox, s.ctl, s.ret} {
+	s.mu.Lock()
+	long := s.ctlLong
+	s.mu.Unlock()
+	for _, f := range []*os.File{s.inbox, s.ctl, s.ret, long} {
 		if f != nil {
 			_ = f.Close() // Best effort.
 		}

@@ -286,3 +286,36 @@ func TestCommas(t *testing.T) {
 		}
 	}
 }
+
+// Issue 16: a shell keeps one capture and cleaner for its life. Whatever
+// state one stretch of output ends in (an open escape sequence, half a
+// character, a line being overwritten, a long line's buffers), the next
+// stretch starts clean, and a discarded stretch leaves nothing behind.
+func TestCaptureNextStretchStartsClean(t *testing.T) {
+	c := newCapture(100, t.TempDir())
+	c.write([]byte("a\rb\x1b]0;title"))
+	if got := c.finish(); got.Body != "b" {
+		t.Fatalf("first stretch %q", got.Body)
+	}
+	c.write([]byte("next\n"))
+	if got := c.finish(); got.Body != "next\n" || got.InvalidUTF8 != 0 {
+		t.Fatalf("after an open escape sequence: %+v", got)
+	}
+	c.write([]byte("x\xc3"))
+	if got := c.finish(); got.Body != "x\uFFFD" || got.InvalidUTF8 != 1 {
+		t.Fatalf("half a character at the end: %+v", got)
+	}
+	c.write([]byte("y"))
+	if got := c.finish(); got.Body != "y" || got.InvalidUTF8 != 0 {
+		t.Fatalf("after half a character: %+v", got)
+	}
+	c.write([]byte(strings.Repeat("z", 50000) + "\x1b[1"))
+	c.discard()
+	if cap(c.clean.line) > keptLine || cap(c.clean.out) > 4*keptLine {
+		t.Fatalf("a discarded long line's buffers are kept: %d runes, %d bytes", cap(c.clean.line), cap(c.clean.out))
+	}
+	c.write([]byte("m"))
+	if got := c.finish(); got.Body != "m" || got.Truncated || got.SpillPath != "" {
+		t.Fatalf("after a discarded stretch: %+v", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -136,4 +137,93 @@ func perfTaskClock(b *testing.B, path string) float64 {
 	}
 	b.Fatalf("no task-clock in %s:\n%s", path, data)
 	return 0
+}
+
+// BenchmarkRoundTripSchedulerSyscalls counts the Go scheduler's system
+// calls in the runtime (this process, every thread) per persistent `true`
+// (issue 16): futex, epoll_pwait, nanosleep and sched_yield, which a Go
+// program makes to park and wake its threads, from `perf stat` attached to
+// this process with its counters enabled only around the measured calls.
+// Bash is another process and is not counted. Skipped where perf or its
+// system-call tracepoints are not available.
+func BenchmarkRoundTripSchedulerSyscalls(b *testing.B) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		b.Skip("no perf")
+	}
+	kinds := []string{"futex", "epoll_pwait", "nanosleep", "sched_yield"}
+	events := make([]string, len(kinds))
+	for i, k := range kinds {
+		events[i] = "syscalls:sys_enter_" + k
+	}
+	f := benchFixture(b, Config{})
+	for range 50 {
+		benchCall(b, f, "true")
+	}
+	dir := b.TempDir()
+	ctl, ack, out := filepath.Join(dir, "ctl"), filepath.Join(dir, "ack"), filepath.Join(dir, "counts")
+	for _, p := range []string{ctl, ack} {
+		if err := mkfifo(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cmd := exec.Command(perf, "stat", "-x", ",", "-o", out, "-e", strings.Join(events, ","),
+		"-D", "-1", "--control", "fifo:"+ctl+","+ack, "-p", strconv.Itoa(os.Getpid()))
+	if err := cmd.Start(); err != nil {
+		b.Skipf("perf stat does not start: %v", err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	ctlW, err := os.OpenFile(ctl, os.O_WRONLY, 0) // waits for perf to open its end
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ctlW.Close()
+	ackR, err := os.Open(ack)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ackR.Close()
+	acks := bufio.NewReader(ackR)
+	command := func(c string) {
+		if _, err := ctlW.WriteString(c + "\n"); err != nil {
+			b.Fatal(err)
+		}
+		// perf ends each acknowledgement with a NUL after the newline.
+		if line, err := acks.ReadString('\n'); err != nil || strings.Trim(line, "\x00") != "ack\n" {
+			b.Skipf("perf stat did not acknowledge %q: %q %v", c, line, err)
+		}
+	}
+	b.ResetTimer()
+	command("enable")
+	n := 0
+	for b.Loop() {
+		benchCall(b, f, "true")
+		n++
+	}
+	command("disable")
+	b.StopTimer()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Wait()
+	data, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	counts := map[string]float64{}
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Split(line, ",")
+		if len(fields) > 2 {
+			if v, err := strconv.ParseFloat(fields[0], 64); err == nil {
+				counts[strings.TrimPrefix(fields[2], "syscalls:sys_enter_")] = v
+			}
+		}
+	}
+	if len(counts) == 0 {
+		b.Skipf("perf stat counted nothing here:\n%s", data)
+	}
+	total := 0.0
+	for _, k := range kinds {
+		total += counts[k]
+		b.ReportMetric(counts[k]/float64(n), k+"/op")
+	}
+	b.ReportMetric(total/float64(n), "sched-syscalls/op")
 }

@@ -3,13 +3,17 @@
 package persistent
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -81,4 +85,62 @@ func TestFullTmpdirNoShellSaysSo(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Text, "could not start a shell for this command, so it did not run") {
 		t.Fatalf("got %+v", res)
 	}
+}
+
+// Issue 16: the control FIFO is outside the Go poller, so a command that
+// goes through it is written through a pollable copy; cancelling the call
+// while the shell is still reading it must end that write (no goroutine is
+// left blocked on a FIFO no one reads) and leave no descriptor behind.
+func TestFullTmpdirLongCommandCancelledEndsWrite(t *testing.T) {
+	fill := fullTmpdir(t)
+	f := newFixture(t, Config{})
+	f.expect("true", "[no output]")
+	fill()
+	fds := openFDs(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		// The shell reads a command from the FIFO a byte at a time, so
+		// 4 MiB keeps the writer waiting for room long after this.
+		if waitUntil(t, func() bool { return sendWriters() > 0 }) {
+			cancel()
+		}
+	}()
+	if _, err := f.callIn(ctx, "s", "v="+strings.Repeat("x", 4<<20)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Call: %v (want it cancelled)", err)
+	}
+	if !waitUntil(t, func() bool { return sendWriters() == 0 }) {
+		t.Fatal("the write of the cancelled command still waits on the control FIFO")
+	}
+	f.tool.CloseSession("s")
+	if got := openFDs(t); got > fds {
+		t.Fatalf("%d descriptors open after the session closed, %d before the call", got, fds)
+	}
+}
+
+// sendWriters counts goroutines writing a long command to a control FIFO.
+func sendWriters() int {
+	var buf bytes.Buffer
+	_ = pprof.Lookup("goroutine").WriteTo(&buf, 1)
+	return strings.Count(buf.String(), "persistent.(*shell).send.func1")
+}
+
+// waitUntil polls cond until it holds or testWait passes (a hang guard).
+func waitUntil(t *testing.T, cond func() bool) bool {
+	t.Helper()
+	for deadline := time.Now().Add(testWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return false
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(ents)
 }

@@ -1,0 +1,71 @@
+package persistent
+
+import (
+	"errors"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func testWaker(t *testing.T, p *wakerPool) *waker {
+	t.Helper()
+	w := p.get()
+	if w == nil {
+		t.Skip("no call waker on this platform")
+	}
+	return w
+}
+
+// Issue 16: a wait returns at the signal that makes its condition true,
+// checks again after a stale signal instead of returning, and gives up at
+// its deadline.
+func TestWakerWaitsForItsCondition(t *testing.T) {
+	p := &wakerPool{}
+	defer p.close()
+	w := testWaker(t, p)
+	defer p.put(w)
+
+	w.signal() // stale: from a call that already left
+	var ready atomic.Bool
+	go func() {
+		time.Sleep(20 * time.Millisecond) // the wait must not return before this
+		ready.Store(true)
+		w.signal()
+	}()
+	w.wait(time.Now().Add(testWait), ready.Load)
+	if !ready.Load() {
+		t.Fatal("the wait returned before its condition held")
+	}
+
+	start := time.Now()
+	w.wait(start.Add(50*time.Millisecond), func() bool { return false })
+	if time.Since(start) > testWait {
+		t.Fatal("the wait outlived its deadline")
+	}
+}
+
+// Issue 16: the pool keeps at most maxIdleWakers descriptors between calls
+// and closes them all with the tool, including one lent out at the time.
+func TestWakerPoolBoundsAndCloses(t *testing.T) {
+	p := &wakerPool{}
+	lent := make([]*waker, maxIdleWakers+10)
+	for i := range lent {
+		lent[i] = testWaker(t, p)
+	}
+	for _, w := range lent[1:] {
+		p.put(w)
+	}
+	if len(p.idle) != maxIdleWakers {
+		t.Fatalf("%d idle wakers, want %d", len(p.idle), maxIdleWakers)
+	}
+	p.close()
+	p.put(lent[0])
+	for i, w := range lent {
+		if _, err := w.f.Write(wakeOne[:]); !errors.Is(err, os.ErrClosed) {
+			t.Fatalf("waker %d still open after close: %v", i, err)
+		}
+	}
+	w := lent[0]
+	w.signal() // a late signal after close is harmless
+}
