@@ -28,6 +28,10 @@ func TestHostileCommandsLeaveShellWorking(t *testing.T) {
 			[]check{{"echo hi", "[echo hi]\nhi\n"}, {"trap - DEBUG; shopt -u extdebug; set +T", "[trap - DEBUG]\n"}}},
 		{"DEBUG trap printing frames with the loop's variables", `trap 'printf "\033_SP%s\033\\\\" "${__sp_t-}${__sp_x-}" >/dev/tty' DEBUG`,
 			[]check{{"false", "[exit code: 1]"}, {"trap - DEBUG", "[no output]"}, {"echo clean", "clean\n"}}},
+		// Issue 16: what a DEBUG trap prints before the loop clears it goes
+		// into the return FIFO ahead of the report, and changes nothing.
+		{"DEBUG trap printing report-like lines", `trap 'echo e; echo d0; printf "d0\\0e\\0d"' DEBUG`,
+			[]check{{"false", "e\nd0\nd0ed\n[exit code: 1]"}, {"trap - DEBUG", "e\nd0\nd0ed"}, {"echo plain", "plain\n"}}},
 		{"ERR and RETURN traps, errtrace", `trap 'echo ERR' ERR; trap 'echo RET' RETURN; set -E`,
 			[]check{{"echo ok", "ok\n"}, {"trap - ERR RETURN; set +E", "[no output]"}}},
 		{"nounset", "set -u", []check{{"echo ok", "ok\n"}, {"set +u", "[no output]"}}},
