@@ -22,7 +22,7 @@ func (s *shell) feed(b []byte) {
 }
 
 // onFrame decides about a well-formed frame on the terminal. The driver
-// writes its report ("d<status>", then "t<token>") to the return FIFO
+// writes its report ("t<token> <status>") to the return FIFO
 // before it prints the frame, so when the frame is read here the report is
 // already in the FIFO: a frame whose token the FIFO does not hold was
 // printed by something else (a command, a background job) and is output.
