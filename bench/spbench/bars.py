@@ -411,12 +411,15 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             f"through the return FIFO before the frame (what keeps a command from forging its "
             f"end, issue 10). Since issue 16 the loop keeps its descriptors as bash's own "
             f"close-on-exec saved copies, so nothing is closed and restored around the "
-            f"command, and reads the DEBUG trap back only when there is one: bash makes 66 "
-            f"system calls per command (127 before; BenchmarkShellSyscallsPerCommand), 49 of "
-            f"them saving and restoring descriptors around the loop's five remaining "
-            f"redirections, and spends about 235 µs of CPU per command (about 300 before; "
-            f"BenchmarkShellCPUPerCommand), most of it interpreting the loop's 18 commands "
-            f"per turn from cold caches. On this machine the difference is "
+            f"command, and reads the DEBUG trap back only when there is one; a turn runs 15 "
+            f"commands with 4 redirections (19 and 5 before): the report is one record "
+            f"written by the group that already discards the loop's bookkeeping. Bash makes "
+            f"56 system calls per command (127, then 66 before; "
+            f"BenchmarkShellSyscallsPerCommand), 36 of them saving and restoring descriptors "
+            f"around those redirections, and its CPU per command fell about a fifth more "
+            f"(BenchmarkShellCPUPerCommand, alternated on a loaded machine: median 197 → "
+            f"158 µs), most of what is left interpreting the loop's commands from cold "
+            f"caches. On this machine the difference is "
             f"{ms((sp50['shellport-library'] or 0) - (noop or 0))} beyond the no-op call; "
             f"the runtime's part of it is the PTY reader (which also cleans and scans the "
             f"output and reads the return FIFO) handing the end to the waiting call, and the "
@@ -472,8 +475,10 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "60 µs per call (70 to 110 before issue 16's wake-up changes); the rest is the call's "
             "way through JSON-RPC, the C ABI and Python (a no-op editor call costs the host "
             "about 160 to 190 µs). Bash's share, measured alone, fell from "
-            "about 300 to 235 µs per command when its system calls went from 127 to 66 "
-            "(see the row above); what is left of it is bash interpreting the driver loop.",
+            "about 300 to 235 µs per command when its system calls went from 127 to 66, "
+            "and about a fifth more with 15 commands and 56 system calls per turn instead "
+            "of 19 and 66 (see the row above); what is left of it is bash interpreting the "
+            "driver loop.",
         )
     )
     lv = c.get("live_sessions", {})

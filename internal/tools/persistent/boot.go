@@ -24,18 +24,19 @@ import (
 // a descriptor to save stdout in.
 const (
 	fdInbox = 10 // regular file the tool appends commands to, NUL-terminated
-	fdCtl   = 11 // FIFO the shell reads: one wake byte per command ("1": in the inbox, "2": follows here); also where the loop saves the DEBUG trap while no command is pending
-	fdRet   = 12 // FIFO the shell writes: its report after each command ("d<status>", "t<token>", "e")
+	fdCtl   = 11 // FIFO the shell reads: one wake byte per command ("0": in the inbox, "1": follows here); also where the loop saves the DEBUG trap while no command is pending
+	fdRet   = 12 // FIFO the shell writes, opened write-only: its report after each command ("t<token> <status>", "d<status>", "e", each ended by a NUL)
 	fdTTY   = 13 // the terminal, kept open so `exec >/dev/null` cannot hide the frame
 	fdNull  = 14 // /dev/null, where the loop's bookkeeping and any DEBUG-trap output go
 
 	bootFDBase = 30 // where the boot line opens them, fdInbox's at bootFDBase, and so on
 )
 
-// Wake bytes: where the next command is.
+// Wake bytes: where the next command is, as the last digit of the
+// descriptor the loop reads it from (fdInbox, fdCtl).
 const (
-	wakeInbox = '1'
-	wakeCtl   = '2'
+	wakeInbox = '0'
+	wakeCtl   = '1'
 )
 
 // Names in the private directory; all are unlinked once the shell has
@@ -76,99 +77,105 @@ const loopEndedExit = 96
 // reports "e" and an end frame, and the shell exits with loopEndedExit at
 // once, instead of spinning or waiting for the timeout. Each turn:
 //
-//  1. settle, with its output discarded. Its redirection takes the
-//     command's status (before any command of the loop runs, so no trap can
-//     change it) and holds the guard: unless the previous turn ran to its
-//     end, stdout goes to deadFD and the condition fails. Then it saves and
-//     clears the DEBUG trap (which so runs before these two commands only,
-//     its output discarded), unsets the loop's variables (dropping any
-//     attribute a command put on them, -u, -i or export, and, through a
-//     nameref, its target's), notes xtrace and turns it off.
-//  2. report, with the terminal as output again (so a trap a signal runs
-//     meanwhile is seen): check that read and eval work (read -t 0 of the
-//     inbox, a regular file, is always ready; so it fails only when read
-//     cannot run), read back the saved DEBUG trap only when there is one (the
-//     control FIFO holds data only then: one select, no write, in the common
-//     case), draw a fresh token (64 bits of $SRANDOM where bash has it, and
-//     a counter), write "d<status>" and "t<token>" to the return FIFO, then
-//     the frame ESC _ SP <token> ESC \ to the terminal. When settle or
-//     report fails, "d<status>" alone goes to the return FIFO, so the
-//     result can still give the command's status.
+//  1. settle and report run in one group whose stdout is the return FIFO
+//     and stderr /dev/null. Its redirection takes the command's status
+//     (before any command of the loop runs, so no trap can change it) and
+//     holds the guard: unless the previous turn ran to its end, stdout
+//     goes to deadFD and the condition fails. settle saves and clears the
+//     DEBUG trap (which so runs before these two commands only; what it
+//     prints goes into the return FIFO ahead of the report, where the
+//     parser passes over it, see reportLog.add), unsets the loop's
+//     variables (dropping any attribute a command put on them, -u, -i or
+//     export, and, through a nameref, its target's), and turns xtrace off,
+//     noting in __sp_p that it was on.
+//  2. report checks that read and eval work (read -t 0 of the inbox, a
+//     regular file, is always ready; so it fails only when read cannot
+//     run), reads back the saved DEBUG trap only when there is one (the
+//     control FIFO holds data only then: one select, no write, in the
+//     common case), draws a fresh token (64 bits of $SRANDOM where bash has
+//     it, and a counter) and writes the record "t<token> <status>" NUL to
+//     the return FIFO: one write(2), which no other writer's bytes can
+//     split. Then the frame ESC _ SP <token> ESC \ goes to the terminal.
+//     When settle or report fails, "d<status>" NUL alone goes to the return
+//     FIFO, so the result can still give the command's status.
 //  3. wait for a wake byte (TMOUT cleared; a trapped signal that interrupts
-//     the wait restarts it), read the command from the inbox or, after
-//     wakeCtl, from the control FIFO, and clear the token.
-//  4. eval the command at top level, after restoring the command's DEBUG
-//     trap and xtrace inside the eval, so the eval line itself is neither
+//     the wait restarts it), check it and the token's length (a function
+//     named builtin leaves the token empty), read the command from the
+//     inbox (wake byte 0: descriptor 10) or the control FIFO (1: 11), and
+//     clear the token.
+//  4. eval the command at top level, restoring the command's DEBUG trap
+//     and xtrace inside the eval, so the eval line itself is neither
 //     traced nor seen by the trap. The eval needs no redirection: the
 //     loop's descriptors are close-on-exec copies, and 30–34 are closed.
 //
 // Every redirection costs bash about nine system calls (it saves the
 // descriptor, marks the copy close-on-exec, and restores it after), so a
-// turn has five: settle's two, the DEBUG trap's save and the two writes of
-// the report (issue 16; there were eleven, and five closes on the eval).
-// Bash before 4 takes a path with one more: see report.
+// turn has four: the group's two, the DEBUG trap's save and the frame
+// (issue 16; there were eleven, then five, and five closes on the eval).
+// Each simple command of the loop costs bash a few microseconds of
+// interpretation (it also prints each one for $BASH_COMMAND), so a turn
+// runs 15 (there were 19): xtrace is noted by one [[ ]], the prefix that
+// restores the trap and xtrace is built by the eval's own expansion, the
+// token's check rides on the wake byte's, and the report is one record.
+// Bash before 4 takes a path that reads the DEBUG trap back every turn.
 //
 // The token exists nowhere until the command has finished, and the tool
-// accepts a frame only when the return FIFO, which no output reaches,
-// already holds the same token (see shell.onFrame).
+// accepts a frame only when the return FIFO already holds a record with
+// the same token (see shell.onFrame). No output reaches the FIFO, but the
+// command can write to it on purpose (>&12, the descriptor is bash's):
+// what it leaves there cannot change the status of the driver's record,
+// but a command that writes a whole record and prints its frame ends its
+// own call with a status it chose. No descriptor of bash's own process
+// can be kept from a command that bash runs; closing that needs the
+// status reported from outside the shell.
 //
 // legacy makes the shell take the path of bash before 4 whatever its
 // version (tests).
 func bootScript(dir string, legacy bool) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
-	// The variables settle unsets every turn. The wake byte is read into
-	// __sp_c (the command then replaces it), xtrace is noted in __sp_p (the
-	// prefix then replaces it), and __sp_d, which holds the DEBUG trap, is
-	// unset only on the turns that read one back: fewer to unset per turn.
-	vars := "__sp_c __sp_p __sp_t"
-	// settle runs first, with its output discarded: it saves and clears
-	// the DEBUG trap (so the trap runs before these two commands only),
-	// unsets the loop's variables, notes xtrace and turns it off, so
-	// nothing after it is traced or seen by a trap. The status was taken in
-	// its redirection.
+	// settle saves and clears the DEBUG trap (so the trap runs before
+	// these two commands only), unsets the loop's variables (dropping any
+	// attribute a command put on them), and turns xtrace off, noting in
+	// __sp_p that it was on. Its output, and the report's, goes to the
+	// return FIFO (see the loop), its errors and traces nowhere.
 	settle := strings.Join([]string{
 		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdCtl),
 		`builtin trap - DEBUG`,
-		`builtin unset -v ` + vars,
-		`__sp_p=${-//[!x]/}`,
-		`{ [[ -z $__sp_p ]] || builtin set +x; }`,
+		`builtin unset -v __sp_c __sp_d __sp_p __sp_t`,
+		`{ [[ $- != *x* ]] || { builtin set +x && __sp_p=x; }; }`,
 	}, " && ")
-	// report checks what the loop needs and prints the frame. Its output is
-	// the terminal's again, so a trap that a signal runs meanwhile is seen.
-	// checks differ by bash version: read -t 0 tests for input only from
-	// bash 4 on (bash 3.2, macOS's /bin/bash, reads), so older versions
-	// read the DEBUG trap back every turn, through a NUL the loop writes.
+	// report checks what the loop needs, reads back the DEBUG trap, draws
+	// the token and writes the report record. checks differ by bash
+	// version: read -t 0 tests for input only from bash 4 on (bash 3.2,
+	// macOS's /bin/bash, reads), so older versions read the DEBUG trap back
+	// every turn, through a NUL the loop writes.
 	report := func(checks string) string {
 		return strings.Join([]string{
 			checks,
 			`builtin printf -v __sp_t '%08X%08X%016X' "${SRANDOM:-0}" "${SRANDOM:-0}" "$((__sp_n += 1))"`,
-			`[[ ${#__sp_t} == 32 ]]`,
-			fmt.Sprintf(`builtin printf 'd%%d\nt%%s\n' "$__sp_s" "$__sp_t" >&%d`, fdRet),
-			fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY),
+			`builtin printf 't%s %d\0' "$__sp_t" "$__sp_s"`,
 		}, " && ")
 	}
-	restoreX := `__sp_p=${__sp_p:+'builtin set -x;'}`
+	readTrap := fmt.Sprintf(`builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u %d __sp_d`, fdCtl, fdCtl)
 	checks := strings.Join([]string{
 		fmt.Sprintf(`builtin read -t 0 -u %d`, fdInbox),
 		`builtin eval ''`,
-		restoreX,
-		fmt.Sprintf(`{ ! builtin read -t 0 -u %d || { builtin unset -v __sp_d && builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u %d __sp_d && __sp_p="builtin ${__sp_d%%$'\n'};$__sp_p"; }; }`, fdCtl, fdCtl, fdCtl),
+		fmt.Sprintf(`{ ! builtin read -t 0 -u %d || { %s; }; }`, fdCtl, readTrap),
 	}, " && ")
 	legacyChecks := strings.Join([]string{
-		`builtin unset -v __sp_d`,
-		fmt.Sprintf(`builtin printf '\0' >&%d`, fdCtl),
-		fmt.Sprintf(`IFS= builtin read -r -d '' -u %d __sp_d`, fdCtl),
+		readTrap,
 		`builtin eval ''`,
-		restoreX,
-		`{ [[ -z $__sp_d ]] || __sp_p="builtin ${__sp_d%$'\n'};$__sp_p"; }`,
 	}, " && ")
+	frame := fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY)
 	// failed reports the status alone when the turn could not finish, so
 	// the result can still give the command's own status, and fails in a
 	// way bash cannot skip: a redirection to deadFD.
-	failed := fmt.Sprintf(`{ builtin printf 'd%%d\n' "${__sp_s:-0}" >&%d; { :; } 2>&%d >&%d; }`, fdRet, fdNull, deadFD)
+	failed := fmt.Sprintf(`{ builtin printf 'd%%d\0' "${__sp_s:-0}" >&%d; { :; } 2>&%d >&%d; }`, fdRet, fdNull, deadFD)
 	wait := fmt.Sprintf(`{ until TMOUT= builtin read -r -n 1 -u %d __sp_c || (( $? <= 128 )); do :; done; }`, fdCtl) +
-		` && [[ ${__sp_c-} == [12] ]]` +
-		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "$((%d + __sp_c - 1))" __sp_c`, fdInbox) +
+		fmt.Sprintf(` && [[ ${__sp_c-} == [%c%c] && ${#__sp_t} == 32 ]]`, wakeInbox, wakeCtl) +
+		// fdInbox and fdCtl are 10 and 11, so the wake byte is the last
+		// digit of the descriptor to read: no arithmetic.
+		fmt.Sprintf(` && IFS= builtin read -r -d '' -u %d$__sp_c __sp_c`, fdInbox/10) +
 		` && __sp_t= __sp_a=1`
 	// After the loop, each report is tried as a builtin and as a plain
 	// command, since either may be what stopped the loop.
@@ -178,16 +185,22 @@ func bootScript(dir string, legacy bool) string {
 	for fd := fdInbox; fd <= fdNull; fd++ {
 		fmt.Fprintf(&boot, " %d>&-", fd)
 	}
-	fmt.Fprintf(&boot, ` %d<%s %d<>%s %d<>%s %d>/dev/tty %d>/dev/null`,
+	// The return FIFO is opened write-only (the tool holds it read-write,
+	// so the open never waits): a command's subshell inherits no way to
+	// read the driver's records through the loop's descriptor.
+	fmt.Fprintf(&boot, ` %d<%s %d<>%s %d>%s %d>/dev/tty %d>/dev/null`,
 		bootFDBase, q(inboxFile), bootFDBase+1, q(ctlFile), bootFDBase+2, q(retFile), bootFDBase+3, bootFDBase+4)
 	for fd := bootFDBase; fd <= bootFDBase+fdNull-fdInbox; fd++ {
 		fmt.Fprintf(&moved, " %d>&-", fd)
 	}
+	// The guard is __sp_a, set to 1 at the end of every wait and counted
+	// down by the group's redirection: 0 there means a turn was skipped.
 	loop := func(checks string) string {
-		return `{ ` + fmt.Sprintf(`until ! { { { %s; } 2>&%d >&"$((__sp_s = $?, __sp_x = __sp_a ? %d : %d, __sp_a = 0, __sp_x))" && %s || %s; } && %s; }; do `, settle, fdNull, fdNull, deadFD, report(checks), failed, wait) +
-			`builtin eval "$__sp_p$__sp_c"; ` +
+		return `{ ` + fmt.Sprintf(`until ! { { { %s && %s; } 2>&%d >&"$((__sp_s = $?, __sp_a-- ? %d : %d))" && %s || %s; } && %s; }; do `,
+			settle, report(checks), fdNull, fdRet, deadFD, frame, failed, wait) +
+			`builtin eval "${__sp_d:+builtin ${__sp_d%$'\n'};}${__sp_p:+builtin set -x;}$__sp_c"; ` +
 			`done; ` +
-			fmt.Sprintf(`{ builtin printf 'e\n'; printf 'e\n'; } 2>/dev/null >&%d; `, fdRet) +
+			fmt.Sprintf(`{ builtin printf 'e\0'; printf 'e\0'; } 2>/dev/null >&%d; `, fdRet) +
 			fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null; `, endFrame, fdTTY, endFrame) +
 			`}` + moved.String()
 	}

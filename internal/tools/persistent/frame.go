@@ -22,7 +22,7 @@ func (s *shell) feed(b []byte) {
 }
 
 // onFrame decides about a well-formed frame on the terminal. The driver
-// writes its report ("d<status>", then "t<token>") to the return FIFO
+// writes its report ("t<token> <status>") to the return FIFO
 // before it prints the frame, so when the frame is read here the report is
 // already in the FIFO: a frame whose token the FIFO does not hold was
 // printed by something else (a command, a background job) and is output.
@@ -169,11 +169,11 @@ func (s *shell) releaseInbox() {
 	}
 }
 
-// Limits of what is kept from the return FIFO, which only the driver writes
-// unless a command goes out of its way to.
+// Limits of what is kept from the return FIFO. The driver writes there, but
+// a command can too: it holds the loop's descriptor (see fdRet).
 const (
 	maxReports    = 64
-	maxReportLine = 64
+	maxReportLine = 64 // the tail of a record kept; the driver's records are shorter
 )
 
 // reportLog is the shell's reports not yet matched to a frame.
@@ -184,28 +184,28 @@ type reportLog struct {
 }
 
 type report struct {
-	kind   byte           // 'd': a command finished; 't': the token of the frame that follows
-	status int            // of 'd'
+	kind   byte           // 'd': a command finished but its turn failed; 't': the token of the frame that follows, with the status
+	status int            // of 'd' and 't'
 	token  [tokenLen]byte // of 't'
 }
 
-// add takes bytes read from the return FIFO. A whole line in b is parsed
-// where it lies; only a line split across reads is copied (issue 16: no
-// allocation per report).
+// add takes bytes read from the return FIFO: records, each ended by a NUL.
+// The driver writes each record in one write(2), so its bytes are never
+// split by another writer's, but a command can write into the FIFO before
+// it (a partial record, glued to the front of the driver's): a record is
+// read from its end, and only its last maxReportLine bytes are kept. A
+// whole record in b is parsed where it lies; only one split across reads
+// is copied (issue 16: no allocation per report).
 func (l *reportLog) add(b []byte) {
 	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
+		i := bytes.IndexByte(b, 0)
 		if i < 0 {
-			if len(l.partial)+len(b) <= maxReportLine {
-				l.partial = append(l.partial, b...)
-			} else {
-				l.partial = append(l.partial[:0], 0) // too long: a line no parse accepts
-			}
+			l.partial = appendTail(l.partial, b)
 			return
 		}
 		line := b[:i]
 		if len(l.partial) > 0 {
-			l.partial = append(l.partial, line...)
+			l.partial = appendTail(l.partial, line)
 			line = l.partial
 		}
 		b = b[i+1:]
@@ -223,57 +223,71 @@ func (l *reportLog) add(b []byte) {
 	}
 }
 
+// appendTail appends b to p and keeps the last maxReportLine bytes, in
+// p's own storage.
+func appendTail(p, b []byte) []byte {
+	if len(b) >= maxReportLine {
+		return append(p[:0], b[len(b)-maxReportLine:]...)
+	}
+	if over := len(p) + len(b) - maxReportLine; over > 0 {
+		p = append(p[:0], p[over:]...)
+	}
+	return append(p, b...)
+}
+
+// parseReport reads the record at the end of line, "t<token> <status>" or
+// "d<status>", whatever precedes it; or "e", alone.
 func parseReport(line []byte) (report, bool) {
-	if len(line) == 0 || len(line) > maxReportLine {
+	n := len(line)
+	if n == 0 {
 		return report{}, false
 	}
-	r := report{kind: line[0]}
-	switch r.kind {
-	case 'd':
-		digits := line[1:]
-		if len(digits) == 0 || len(digits) > 3 {
-			return report{}, false
-		}
-		for _, c := range digits {
-			if c < '0' || c > '9' {
+	if n == 1 && line[0] == 'e' { // whole: a DEBUG trap's stray words must not end the loop
+		return report{kind: 'e'}, true
+	}
+	// The status: one to three digits at the end, at most 255, as %d
+	// writes it.
+	i := n
+	for i > 0 && n-i < 3 && line[i-1] >= '0' && line[i-1] <= '9' {
+		i--
+	}
+	if i == n || i == 0 || line[i] == '0' && n-i > 1 {
+		return report{}, false
+	}
+	r := report{}
+	for _, c := range line[i:] {
+		r.status = r.status*10 + int(c-'0')
+	}
+	if r.status > 255 {
+		return report{}, false
+	}
+	switch {
+	case line[i-1] == 'd':
+		r.kind = 'd'
+	case line[i-1] == ' ' && i-1 >= 1+tokenLen && line[i-2-tokenLen] == 't':
+		tok := line[i-1-tokenLen : i-1]
+		for _, c := range tok {
+			if (c < '0' || c > '9') && (c < 'A' || c > 'F') {
 				return report{}, false
 			}
-			r.status = r.status*10 + int(c-'0')
 		}
-		if r.status > 255 {
-			return report{}, false
-		}
-	case 't':
-		if len(line) != 1+tokenLen {
-			return report{}, false
-		}
-		copy(r.token[:], line[1:])
-	case 'e':
-		if len(line) != 1 {
-			return report{}, false
-		}
+		r.kind = 't'
+		copy(r.token[:], tok)
 	default:
 		return report{}, false
 	}
 	return r, true
 }
 
-// take finds the report carrying token and returns the status reported
-// before it (-1 when none was), dropping both.
+// take finds the report carrying token and returns the status it
+// carries, dropping it and every report before it.
 func (l *reportLog) take(token []byte) (status int, ok bool) {
 	for i, r := range l.lines {
 		if r.kind != 't' || string(r.token[:]) != string(token) {
 			continue
 		}
-		status = -1
-		for j := i - 1; j >= 0; j-- {
-			if l.lines[j].kind == 'd' {
-				status = l.lines[j].status
-				break
-			}
-		}
 		l.lines = append(l.lines[:0], l.lines[i+1:]...)
-		return status, true
+		return r.status, true
 	}
 	return 0, false
 }

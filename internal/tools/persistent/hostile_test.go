@@ -28,6 +28,10 @@ func TestHostileCommandsLeaveShellWorking(t *testing.T) {
 			[]check{{"echo hi", "[echo hi]\nhi\n"}, {"trap - DEBUG; shopt -u extdebug; set +T", "[trap - DEBUG]\n"}}},
 		{"DEBUG trap printing frames with the loop's variables", `trap 'printf "\033_SP%s\033\\\\" "${__sp_t-}${__sp_x-}" >/dev/tty' DEBUG`,
 			[]check{{"false", "[exit code: 1]"}, {"trap - DEBUG", "[no output]"}, {"echo clean", "clean\n"}}},
+		// Issue 16: what a DEBUG trap prints before the loop clears it goes
+		// into the return FIFO ahead of the report, and changes nothing.
+		{"DEBUG trap printing report-like lines", `trap 'echo e; echo d0; printf "d0\\0e\\0d"' DEBUG`,
+			[]check{{"false", "e\nd0\nd0ed\n[exit code: 1]"}, {"trap - DEBUG", "e\nd0\nd0ed"}, {"echo plain", "plain\n"}}},
 		{"ERR and RETURN traps, errtrace", `trap 'echo ERR' ERR; trap 'echo RET' RETURN; set -E`,
 			[]check{{"echo ok", "ok\n"}, {"trap - ERR RETURN; set +E", "[no output]"}}},
 		{"nounset", "set -u", []check{{"echo ok", "ok\n"}, {"set +u", "[no output]"}}},
@@ -159,6 +163,13 @@ func TestForgedFramesDoNotEndCall(t *testing.T) {
 		{"the end-of-loop token", frame(endToken) + "; false"},
 		{"background job printing frames", "(for i in 1 2 3 4 5; do " + frame("$(printf %032X $i)") + "; sleep 0.01; done) & false; wait; false"},
 		{"a report written to the terminal", `printf 'd0\nt0123456789ABCDEF0123456789ABCDEF\n'; ` + frame("0123456789ABCDEF0123456789ABCDEF") + "; false"},
+		// The command holds the return FIFO's descriptor (12) too. A partial
+		// record it leaves there is glued to the front of the driver's,
+		// which is read from its end (issue 16; before, "d0\nd" turned the
+		// driver's "d1" into "dd1" and the status into 0).
+		{"a partial report written to the return FIFO", `printf 'd0\nd' >&12; false`},
+		{"a partial token record written to the return FIFO", `printf 't0123456789ABCDEF0123456789ABCDEF 0\0t' >&12; false`},
+		{"background job writing partial records to the return FIFO", `(for i in 1 2 3 4 5; do printf 'd0\0t%032X 0\0d0\nd' $i >&12; sleep 0.01; done) & false; wait; false`},
 	} {
 		res := f.run(c.command)
 		if !strings.HasSuffix(res.Text, "[exit code: 1]") || structured(t, res, "exitCode") != 1 {

@@ -28,10 +28,10 @@
 //
 // # Ending a command
 //
-// One trip per call. When the command returns, the loop writes its status
-// ("d<status>") to a return FIFO, draws a fresh 128-bit token ($SRANDOM),
-// writes it too ("t<token>"), and prints a frame carrying the token to the
-// terminal. The tool accepts a frame only when the return FIFO already holds
+// One trip per call. When the command returns, the loop draws a fresh
+// 128-bit token ($SRANDOM and a counter), writes it with the command's
+// status as one record ("t<token> <status>") to a return FIFO, and prints
+// a frame carrying the token to the terminal. The tool accepts a frame only when the return FIFO already holds
 // its token. The token does not exist before the command has finished, and
 // no output of the command or of its background jobs reaches the return
 // FIFO, so nothing printed, replayed or dumped can end a call early or set
