@@ -1,11 +1,6 @@
 package bash
 
-import (
-	"fmt"
-	"io"
-	"os"
-	"sync"
-)
+import "sync"
 
 // ring keeps the newest max bytes written to it. It grows on demand, so a
 // command that prints little allocates little.
@@ -76,65 +71,6 @@ func (b *bufPool) get() *[]byte {
 }
 
 func (b *bufPool) put(buf *[]byte) { b.p.Put(buf) }
-
-// spillFile is a background task's log file, capped at spillLimit bytes.
-type spillFile struct {
-	f    *os.File
-	n    int64
-	cut  bool  // the cap was reached
-	err  error // first write error
-	last byte  // last byte written, to know whether a newline is due
-}
-
-func createSpill(dir, prefix string) (*spillFile, error) {
-	f, err := os.CreateTemp(dir, prefix+"-*.txt")
-	if err != nil {
-		return nil, fmt.Errorf("create spill file: %w", err)
-	}
-	return &spillFile{f: f}, nil
-}
-
-func (s *spillFile) write(p []byte) {
-	if s.err != nil || s.cut || len(p) == 0 {
-		return
-	}
-	if room := spillLimit - s.n; int64(len(p)) > room {
-		p, s.cut = p[:room], true
-	}
-	n, err := s.f.Write(p)
-	s.n += int64(n)
-	if n > 0 {
-		s.last = p[n-1]
-	}
-	if err != nil {
-		s.err = err
-	}
-}
-
-// note appends a line of ours, past the cap if need be.
-func (s *spillFile) note(line string) {
-	if s.err != nil {
-		return
-	}
-	if s.n > 0 && s.last != '\n' {
-		line = "\n" + line
-	}
-	n, err := io.WriteString(s.f, line+"\n")
-	s.n += int64(n)
-	s.last = '\n'
-	s.err = err
-}
-
-func (s *spillFile) finish() error {
-	if s.cut {
-		s.note(fmt.Sprintf("[spill file limit of %d bytes reached; later output was not saved]", int64(spillLimit)))
-	}
-	err := s.err
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
 
 // tailChars returns the suffix of p holding its last n characters.
 func tailChars(p []byte, n int64) []byte {

@@ -22,9 +22,6 @@ const (
 	// gone: a process that left the group (setsid) may hold the pipe open
 	// for ever, and its later output is not worth a hung call.
 	drainWait = 500 * time.Millisecond
-	// spillLimit caps one spill or log file so a runaway command cannot
-	// fill the disk; the file says where it stopped.
-	spillLimit = 512 << 20
 )
 
 // settings are the resolved config of one executor.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shellport/shellport/internal/tools"
+	"github.com/shellport/shellport/internal/tools/output"
 )
 
 // task is a command started with run_in_background. Its stdout and stderr
@@ -18,7 +19,7 @@ type task struct {
 	owner   string // Key of the session that started it; "" means anyone may use it
 	command string
 	g       *group
-	log     *spillFile // full output; nil when it could not be created
+	log     *output.Log // full output; nil when it could not be created
 	logPath string
 	logErr  error
 
@@ -78,9 +79,9 @@ func (e *executor) spawn(call *tools.Call, command, dir string) (*tools.Result, 
 	e.mu.Unlock()
 	// The pipe holds the first output while the log is created; the task is
 	// published only once complete.
-	t.log, t.logErr = createSpill(e.set.spillDir, t.id)
+	t.log, t.logErr = output.CreateLog(e.set.spillDir, t.id)
 	if t.log != nil {
-		t.logPath = t.log.f.Name()
+		t.logPath = t.log.Name()
 	}
 	e.mu.Lock()
 	e.tasks[t.id] = t
@@ -114,7 +115,7 @@ func (e *executor) supervise(t *task, r *os.File) {
 	var logErr error
 	if t.log != nil {
 		t.mu.Lock() // moveOut reads the log's state
-		logErr = t.log.finish()
+		logErr = t.log.Finish()
 		t.mu.Unlock()
 	}
 	x := exitInfo{code: -1}
@@ -153,7 +154,7 @@ func (e *executor) pump(t *task, r *os.File) {
 			if t.log != nil {
 				// First the log: a read of output that left memory
 				// finds every byte counted below in it.
-				t.log.write(p)
+				t.log.Append(p)
 			}
 			if !t.released && !t.moved && !t.dropped {
 				t.unread.write(p)

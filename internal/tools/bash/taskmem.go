@@ -105,7 +105,7 @@ func (t *task) moveOut() int64 {
 	if freed == 0 {
 		return 0
 	}
-	if t.log != nil && t.log.err == nil && !t.log.cut {
+	if t.log != nil && t.log.Sound() {
 		t.moved = true
 	} else {
 		t.dropped = true

@@ -20,6 +20,11 @@ type spillFile struct {
 }
 
 func createSpill(dir, prefix string) (*spillFile, error) {
+	return createSpillSized(dir, prefix, 64<<10)
+}
+
+// createSpillSized is createSpill with a write buffer of size bytes.
+func createSpillSized(dir, prefix string, size int) (*spillFile, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
@@ -27,7 +32,7 @@ func createSpill(dir, prefix string) (*spillFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}
-	return &spillFile{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+	return &spillFile{f: f, w: bufio.NewWriterSize(f, size)}, nil
 }
 
 func (s *spillFile) write(p []byte) {
