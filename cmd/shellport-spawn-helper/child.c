@@ -52,33 +52,26 @@ static int kept(int fd, const int *keep, int nkeep)
 
 /* close_listed closes the descriptors the kernel lists as open. */
 #ifdef __linux__
+struct close_args {
+	int low, listing;
+	const int *keep;
+	int nkeep;
+};
+
+static void close_entry(long fd, void *arg)
+{
+	const struct close_args *a = arg;
+	if (fd >= a->low && fd != a->listing && !kept((int)fd, a->keep, a->nkeep))
+		close((int)fd);
+}
+
 static int close_listed(int low, const int *keep, int nkeep)
 {
 	int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
-	/* A union keeps the buffer aligned for the records. */
-	union {
-		struct linux_dirent64 d;
-		char b[2048];
-	} u;
-	for (;;) {
-		long n = syscall(SYS_getdents64, dfd, u.b, sizeof u.b);
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct linux_dirent64 *e = (struct linux_dirent64 *)(u.b + off);
-			off += e->d_reclen;
-			char *end;
-			long fd = strtol(e->d_name, &end, 10);
-			if (*end != '\0' || end == e->d_name)
-				continue;
-			/* Closing does not disturb the listing: the kernel reads
-			 * the table from the offset on each call. */
-			if (fd >= low && fd != dfd && !kept((int)fd, keep, nkeep))
-				close((int)fd);
-		}
-	}
+	struct close_args a = {.low = low, .listing = dfd, .keep = keep, .nkeep = nkeep};
+	sp_each_number(dfd, close_entry, &a);
 	close(dfd);
 	return 0;
 }

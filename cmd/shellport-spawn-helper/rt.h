@@ -97,6 +97,12 @@ struct linux_dirent64 {
 	unsigned char d_type;
 	char d_name[];
 };
+/* sp_each_number calls each(n, arg) for every entry of the directory open
+ * at dfd whose name is a decimal number (the descriptors of /proc/self/fd,
+ * the threads of /proc/PID/task, the processes of /proc), in the kernel's
+ * order. each may remove entries (close a descriptor): the kernel resumes
+ * the listing from the directory's offset on every call. */
+void sp_each_number(int dfd, void (*each)(long n, void *arg), void *arg);
 
 /* sp_clone runs fn(arg) in a new process on stack (its highest address),
  * created with flags; it returns the child's pid, or -1 and errno. */

@@ -372,6 +372,28 @@ long strtol(const char *s, char **end, int base)
 	return neg ? (long)(0 - v) : (long)v;
 }
 
+void sp_each_number(int dfd, void (*each)(long n, void *arg), void *arg)
+{
+	/* A union keeps the buffer aligned for the records. */
+	union {
+		struct linux_dirent64 d;
+		char b[2048];
+	} u;
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, u.b, sizeof u.b);
+		if (n <= 0)
+			return;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(u.b + off);
+			off += e->d_reclen;
+			char *end;
+			long v = strtol(e->d_name, &end, 10);
+			if (*end == '\0' && end != e->d_name)
+				each(v, arg);
+		}
+	}
+}
+
 char *getenv(const char *name)
 {
 	size_t n = strlen(name);

@@ -312,6 +312,27 @@ static int add_children(const char *path, struct pidset *t)
 	return 0;
 }
 
+struct thread_walk {
+	pid_t pid;
+	struct pidset *t;
+	int missing;
+};
+
+static void add_thread_children(long tid, void *arg)
+{
+	struct thread_walk *w = arg;
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)w->pid, (int)tid);
+	if (add_children(path, w->t) != 0 && errno == ENOENT) {
+		/* The thread ended, or the file does not exist: the task's
+		 * directory tells which. */
+		char dir[96];
+		snprintf(dir, sizeof dir, "/proc/%d/task/%d", (int)w->pid, (int)tid);
+		if (access(dir, F_OK) == 0)
+			w->missing = 1;
+	}
+}
+
 /* add_task_children adds the children of every task (thread) of pid: the
  * kernel lists a child under the thread that forked it. A process gone
  * meanwhile has nothing to add. It returns -1 with errno ENOENT when
@@ -324,34 +345,10 @@ static int add_task_children(pid_t pid, struct pidset *t)
 	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 0;
-	/* A union keeps the buffer aligned for the records. */
-	union {
-		struct linux_dirent64 d;
-		char b[2048];
-	} u;
-	int missing = 0;
-	for (;;) {
-		long n = syscall(SYS_getdents64, dfd, u.b, sizeof u.b);
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct linux_dirent64 *e = (struct linux_dirent64 *)(u.b + off);
-			off += e->d_reclen;
-			if (e->d_name[0] < '0' || e->d_name[0] > '9')
-				continue;
-			snprintf(path, sizeof path, "/proc/%d/task/%s/children", (int)pid, e->d_name);
-			if (add_children(path, t) != 0 && errno == ENOENT) {
-				/* The thread ended, or the file does not exist:
-				 * the task's directory tells which. */
-				char dir[96];
-				snprintf(dir, sizeof dir, "/proc/%d/task/%s", (int)pid, e->d_name);
-				if (access(dir, F_OK) == 0)
-					missing = 1;
-			}
-		}
-	}
+	struct thread_walk w = {.pid = pid, .t = t};
+	sp_each_number(dfd, add_thread_children, &w);
 	close(dfd);
-	if (missing) {
+	if (w.missing) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -376,35 +373,31 @@ static int walk_subtree(pid_t self, struct pidset *t)
 /* scan_proc finds the supervisor's descendants by reading the parent of
  * every process in /proc: what kill_tree falls back to on a kernel without
  * children files (and what the tests run with --sweep-scan-all). */
+struct proc_scan {
+	struct pidset all, parents; /* each process, and its parent at the same index */
+};
+
+static void note_parent(long pid, void *arg)
+{
+	struct proc_scan *scan = arg;
+	if (pid <= 0)
+		return;
+	pid_t ppid = read_ppid((pid_t)pid);
+	if (ppid < 0)
+		return;
+	add_pid(&scan->all, (pid_t)pid);
+	add_pid(&scan->parents, ppid);
+}
+
 static int scan_proc(pid_t self, struct pidset *t)
 {
 	int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
-	struct pidset all = {0}, parents = {0};
-	union {
-		struct linux_dirent64 d;
-		char b[2048];
-	} u;
-	for (;;) {
-		long n = syscall(SYS_getdents64, dfd, u.b, sizeof u.b);
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct linux_dirent64 *e = (struct linux_dirent64 *)(u.b + off);
-			off += e->d_reclen;
-			char *end;
-			long pid = strtol(e->d_name, &end, 10);
-			if (*end != '\0' || end == e->d_name || pid <= 0)
-				continue;
-			pid_t ppid = read_ppid((pid_t)pid);
-			if (ppid < 0)
-				continue;
-			add_pid(&all, (pid_t)pid);
-			add_pid(&parents, ppid);
-		}
-	}
+	struct proc_scan scan = {0};
+	sp_each_number(dfd, note_parent, &scan);
 	close(dfd);
+	struct pidset all = scan.all, parents = scan.parents;
 	/* Grow the tree from the supervisor until a pass adds nothing. A
 	 * process's parent is added before it in most passes (pids mostly grow
 	 * down a tree), so this takes few passes. */
