@@ -82,8 +82,8 @@ demo: native $(DEMO_VENV)/.installed
 lint: venv lint-helper lint-darwin recipe-check
 	@test -z "$$(gofmt -l $(GOFILES))" || (echo "gofmt would change:"; gofmt -l $(GOFILES); exit 1)
 	$(GO) vet ./...
-	$(VPY) -m ruff check python/src python/tests python/tests-integrations python/hatch_build.py examples
-	$(VPY) -m ruff format --check python/src python/tests python/tests-integrations python/hatch_build.py
+	$(VPY) -m ruff check python/src python/tests python/tests-integrations python/hatch_build.py examples bench
+	$(VPY) -m ruff format --check python/src python/tests python/tests-integrations python/hatch_build.py bench
 	@# The integrations import their harnesses, which live only in the
 	@# integrations venv: test-integrations type-checks them there.
 	cd python && ../$(VPY) -m mypy --strict --exclude 'shellport/integrations/' src/shellport

@@ -40,9 +40,7 @@ def _get(d: Any, *path: Any) -> Any:
     return d
 
 
-def _bar(
-    target: str, source: str, measured: str, ok: bool | None, why: str = ""
-) -> dict[str, Any]:
+def _bar(target: str, source: str, measured: str, ok: bool | None, why: str = "") -> dict[str, Any]:
     status = "NOT MEASURED" if ok is None else ("MET" if ok else "MISSED")
     return {
         "target": target,
@@ -102,8 +100,7 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
             "persistent `true` p50 ≤ 1.5× the raw-PTY floor",
             "issue 3, issue 7",
             ", ".join(
-                f"{n.split('-')[1]} {x_(vs_floor[n])} ({ms(sp50[n])} vs {ms(floor)})"
-                for n in SP
+                f"{n.split('-')[1]} {x_(vs_floor[n])} ({ms(sp50[n])} vs {ms(floor)})" for n in SP
             ),
             _all(list(vs_floor.values()), lambda r: r <= 1.5),
             f"The floor is one write and one read on a terminal in the calling process "
@@ -208,10 +205,7 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
         med = _get(ed, "ops", op, "median_seconds") or {}
         peers = {k: v for k, v in med.items() if not k.startswith("shellport-") and v}
         slow = max(peers, key=lambda k: peers[k]) if peers else None
-        rs = {
-            n: _get(ed, "ops", op, "ratios", n, slow, "median") if slow else None
-            for n in SP
-        }
+        rs = {n: _get(ed, "ops", op, "ratios", n, slow, "median") if slow else None for n in SP}
         disk = ed.get("disk", {})
         why = (
             f"shellport's {op} takes {ms(med.get('shellport-library'))} against "
@@ -220,9 +214,7 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
         if op == "str_replace":
             sync = (disk.get("write_fsync") or 0) - (disk.get("write") or 0)
             sp_t = (
-                max(v for v in (med.get(n) for n in SP) if v)
-                if any(med.get(n) for n in SP)
-                else 0
+                max(v for v in (med.get(n) for n in SP) if v) if any(med.get(n) for n in SP) else 0
             )
             slow_t = peers.get(slow) if slow else None
             unsynced = max(0.0, sp_t - sync)
@@ -250,10 +242,7 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
         for n in SP:
             for r in _get(ed, "ops", op, "runs", n) or []:
                 if "seconds" in r:
-                    peaks.append(
-                        r.get("runtime_peak")
-                        or (r["host_peak"] - r["host_peak_before"])
-                    )
+                    peaks.append(r.get("runtime_peak") or (r["host_peak"] - r["host_peak_before"]))
     fb = ed.get("file_bytes")
     worst = max(peaks) if peaks else None
     out.append(
@@ -284,10 +273,10 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
             _all(list(p99.values()), lambda r: r <= 0.005),
             f"With {n_s} callers that each start the next call as soon as the last returns, "
             f"every call waits behind the others: mean latency ≈ callers ÷ throughput (Little's "
-            f"law). A 5 ms p99 would need more than {(n_s or 0) / 0.005:,.0f} round trips per second; "
-            f"the raw-PTY floor manages {fl.get('throughput') or 0:,.0f}/s on these 2 cores "
-            f"(p99 {ms(fl.get('p99'))}) and shellport {thr or 0:,.0f}/s. With the same "
-            f"{n_s} shells live but one caller at a time, shellport's p99 is "
+            f"law). A 5 ms p99 would need more than {(n_s or 0) / 0.005:,.0f} round trips "
+            f"per second; the raw-PTY floor manages {fl.get('throughput') or 0:,.0f}/s on "
+            f"these 2 cores (p99 {ms(fl.get('p99'))}) and shellport {thr or 0:,.0f}/s. With "
+            f"the same {n_s} shells live but one caller at a time, shellport's p99 is "
             f"{ms(_get(ss, 'shellport-library', 'solo_p99'))}. Not even the floor meets this "
             f"target as measured on 2 cores; a target for this case would name an offered load "
             f"below capacity, or the one-caller-at-a-time p99.",
@@ -328,9 +317,7 @@ def _sandbox_bars(sb: dict[str, Any]) -> list[dict[str, Any]]:
                 f"sandboxed spawn ({what}) < 5 ms more than unsandboxed",
                 "issue 12",
                 (
-                    ", ".join(
-                        f"{t} {signed(extra.get(t))}" for t in ("library", "process")
-                    )
+                    ", ".join(f"{t} {signed(extra.get(t))}" for t in ("library", "process"))
                     if extra
                     else f"n/a (backend {backend})"
                 ),
@@ -346,9 +333,7 @@ def _sandbox_bars(sb: dict[str, Any]) -> list[dict[str, Any]]:
             "sandboxed persistent `true` no slower than unsandboxed (within 5%)",
             "issue 12",
             (
-                ", ".join(
-                    f"{t} {x_(_get(rt, t, 'median'))}" for t in ("library", "process")
-                )
+                ", ".join(f"{t} {x_(_get(rt, t, 'median'))}" for t in ("library", "process"))
                 if rt
                 else f"n/a (backend {backend})"
             ),
@@ -400,8 +385,7 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "persistent `true` ≤ 3× the raw-PTY floor, both transports",
             src,
             ", ".join(
-                f"{n.split('-')[1]} {x_(vs_floor[n])} ({ms(sp50[n])} vs {ms(floor)})"
-                for n in SP
+                f"{n.split('-')[1]} {x_(vs_floor[n])} ({ms(sp50[n])} vs {ms(floor)})" for n in SP
             ),
             _all(list(vs_floor.values()), lambda r: r <= 3),
             f"The floor writes one line to a terminal and reads until a marker; a shellport "
@@ -441,9 +425,7 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
         _bar(
             f"{sc.get('sessions')} sessions all calling at once: throughput ≥ 0.6× the floor's",
             src,
-            ", ".join(
-                f"{n.split('-')[1]} {thr[n] or 0:,.0f}/s ({x_(thr_r[n])})" for n in SP
-            )
+            ", ".join(f"{n.split('-')[1]} {thr[n] or 0:,.0f}/s ({x_(thr_r[n])})" for n in SP)
             + f" (floor {fl_thr or 0:,.0f}/s)",
             _all(list(thr_r.values()), lambda r: r >= 0.6),
             "With every core busy, throughput is CPU per call: see the CPU row below. The "
@@ -460,9 +442,7 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
         _bar(
             "CPU (user + system, every process involved) per persistent `true` ≤ 2× the floor's",
             src,
-            ", ".join(
-                f"{n.split('-')[1]} {_us(cpu.get(n))} ({x_(cr.get(n))})" for n in SP
-            )
+            ", ".join(f"{n.split('-')[1]} {_us(cpu.get(n))} ({x_(cr.get(n))})" for n in SP)
             + f" (floor {_us(cpu.get('floor'))})",
             _all([cr.get(n) for n in SP], lambda r: r <= 2),
             "The floor's CPU is bash running `true` and echoing a marker, and Python "

@@ -41,9 +41,7 @@ def editor(ctx: Context) -> dict[str, Any]:
     os.makedirs(work_dir, exist_ok=True)
     work = os.path.join(work_dir, "big_module.py")
     facts = editors.make_file(pristine, z.editor_bytes)
-    ctx.progress(
-        f"editor: wrote a {facts['bytes'] / 1e6:.1f} MB file of {facts['lines']} lines"
-    )
+    ctx.progress(f"editor: wrote a {facts['bytes'] / 1e6:.1f} MB file of {facts['lines']} lines")
     names = [n for n in editors.CONTENDERS if ctx.peer_ok(editors.NEEDS.get(n))]
     for n in editors.CONTENDERS:
         if n not in names:
@@ -88,8 +86,7 @@ def editor(ctx: Context) -> dict[str, Any]:
                         ctx.problem("editor", name, f"{op}: {why}"[:400])
                 runs[name].append(r)
         secs = {
-            n: [r.get("seconds") if r.get("ok") else None for r in rs]
-            for n, rs in runs.items()
+            n: [r.get("seconds") if r.get("ok") else None for r in rs] for n, rs in runs.items()
         }
         ratios = {
             n: {m: ratio(secs[n], secs[m]) for m in secs if m != n}
@@ -123,9 +120,7 @@ def cold_start(ctx: Context) -> dict[str, Any]:
     for rep in range(z.cold_reps):
         ctx.progress(f"cold start: repetition {rep + 1}/{z.cold_reps}")
         for name in names:
-            r = ctx.child(
-                {"kind": "cold", "contender": name, "cwd": ctx.workdir}, timeout=60.0
-            )
+            r = ctx.child({"kind": "cold", "contender": name, "cwd": ctx.workdir}, timeout=60.0)
             if "error" in r:
                 ctx.problem("cold_start", name, r["error"])
             elif not r.get("ok"):
@@ -135,16 +130,11 @@ def cold_start(ctx: Context) -> dict[str, Any]:
     for name, rs in runs.items():
         good = [r["phases"] for r in rs if "phases" in r]
         phases[name] = (
-            {
-                k: median([p[k] for p in good])
-                for k in ("import", "runtime", "first_call", "total")
-            }
+            {k: median([p[k] for p in good]) for k in ("import", "runtime", "first_call", "total")}
             if good
             else {}
         )
-    totals = {
-        n: [r.get("phases", {}).get("total") for r in rs] for n, rs in runs.items()
-    }
+    totals = {n: [r.get("phases", {}).get("total") for r in rs] for n, rs in runs.items()}
     ratios = {
         n: {m: ratio(totals[n], totals[m]) for m in totals if m != n}
         for n in totals
@@ -263,9 +253,7 @@ def _many(
         "bursts": bursts,
         "summary": summary,
         "runs": runs,
-        "ratios": {
-            n: {"floor": ratio(p99[n], p99["floor"])} for n in p99 if n != "floor"
-        },
+        "ratios": {n: {"floor": ratio(p99[n], p99["floor"])} for n in p99 if n != "floor"},
     }
 
 

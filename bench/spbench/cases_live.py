@@ -26,10 +26,7 @@ def live_output(ctx: Context) -> dict[str, Any]:
     z = ctx.sizes
     out: dict[str, Any] = {}
     for transport in ("library", "process"):
-        rts = {
-            p: shellport.Runtime({"profile": p}, transport)
-            for p in ("persistent", "oneshot")
-        }
+        rts = {p: shellport.Runtime({"profile": p}, transport) for p in ("persistent", "oneshot")}
         sessions = {p: rt.session(cwd=ctx.workdir) for p, rt in rts.items()}
         for label, (profile, command) in CALLS.items():
             s = sessions[profile]
@@ -41,20 +38,14 @@ def live_output(ctx: Context) -> dict[str, Any]:
             s.call("bash", args, on_output=pieces.append)
             whole = plain.presentation.get("rawOutput", {}).get("output")
             if not plain.meta.get("truncated") and "".join(pieces) != whole:
-                ctx.problem(
-                    "live_output", f"{transport} {label}", "the pieces joined differ"
-                )
+                ctx.problem("live_output", f"{transport} {label}", "the pieces joined differ")
             n = max(z.fast_calls // (20 if "seq" in command else 1), 5)
             samples: dict[str, list[list[float]]] = {"plain": [], "stream": []}
             for _rep in range(z.reps):
-                samples["plain"].append(
-                    time_calls(lambda s=s, a=args: s.call("bash", a), n)
-                )
+                samples["plain"].append(time_calls(lambda s=s, a=args: s.call("bash", a), n))
                 samples["stream"].append(
                     time_calls(
-                        lambda s=s, a=args: s.call(
-                            "bash", a, on_output=lambda _t: None
-                        ),
+                        lambda s=s, a=args: s.call("bash", a, on_output=lambda _t: None),
                         n,
                     )
                 )

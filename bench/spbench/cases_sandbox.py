@@ -12,9 +12,7 @@ from .stats import ratio, summarize, time_calls
 SANDBOX = {"mode": "workspace-write", "network": False}
 
 
-def _pair(
-    ctx: Context, rt: Any, profile: str, label: str
-) -> dict[str, Callable[[], Any]] | None:
+def _pair(ctx: Context, rt: Any, profile: str, label: str) -> dict[str, Callable[[], Any]] | None:
     plain = rt.session(cwd=ctx.workdir)
     boxed = rt.session(cwd=ctx.workdir, sandbox=SANDBOX)
     args: dict[str, Any] = {"command": "true"}
@@ -54,9 +52,7 @@ def sandbox(ctx: Context) -> dict[str, Any]:
     try:
         for transport in ("library", "process"):
             one = shellport.Runtime(transport=transport)
-            per = shellport.Runtime(
-                config={"profile": "persistent"}, transport=transport
-            )
+            per = shellport.Runtime(config={"profile": "persistent"}, transport=transport)
             runtimes += [one, per]
             info = one.sandbox
             out["support"] = info
@@ -92,9 +88,7 @@ def sandbox(ctx: Context) -> dict[str, Any]:
                     summary.get(f"{transport}-sandboxed"),
                 )
                 if p and s:
-                    diffs = [
-                        b - a for a, b in zip(p["rep_p50"], s["rep_p50"]) if a and b
-                    ]
+                    diffs = [b - a for a, b in zip(p["rep_p50"], s["rep_p50"]) if a and b]
                     extra[transport] = sorted(diffs)[len(diffs) // 2] if diffs else None
                     ratios[transport] = ratio(s["rep_p50"], p["rep_p50"])
             out[key] = {"contenders": summary, "extra_p50": extra, "ratio": ratios}

@@ -47,11 +47,7 @@ def _open(ctx: Context, case: str, names: list[str]) -> dict[str, Shell]:
 
 def _ratios(reps: dict[str, list[float]], mine: list[str]) -> dict[str, dict[str, Any]]:
     """ratios[a][b] = median over repetitions of a's p50 / b's p50."""
-    return {
-        a: {b: ratio(reps[a], reps[b]) for b in reps if b != a}
-        for a in mine
-        if a in reps
-    }
+    return {a: {b: ratio(reps[a], reps[b]) for b in reps if b != a} for a in mine if a in reps}
 
 
 def persistent_rtt(ctx: Context) -> dict[str, Any]:
@@ -59,9 +55,7 @@ def persistent_rtt(ctx: Context) -> dict[str, Any]:
     shells = _open(ctx, "persistent_true", RTT_ORDER)
     samples: dict[str, list[list[float]]] = {n: [] for n in shells}
     for sh in shells.values():
-        time_calls(
-            lambda sh=sh: sh.run("true"), 2 if sh.name in SLOW else 20
-        )  # warm up
+        time_calls(lambda sh=sh: sh.run("true"), 2 if sh.name in SLOW else 20)  # warm up
     # CPU (user + system) of this process and every descendant while one
     # contender runs its calls: the caller, the runtime, the supervisor and
     # bash (issue 16). The others are idle meanwhile.
@@ -75,9 +69,7 @@ def persistent_rtt(ctx: Context) -> dict[str, Any]:
             try:
                 samples[name].append(time_calls(lambda sh=sh: sh.run("true"), n))
             except Exception as exc:
-                ctx.problem(
-                    "persistent_true", name, f"failed in repetition {rep + 1}: {exc!r}"
-                )
+                ctx.problem("persistent_true", name, f"failed in repetition {rep + 1}: {exc!r}")
                 continue
             c1 = procs.cpu_seconds(me) if c0 is not None else None
             if c0 is not None and c1 is not None:
@@ -90,12 +82,10 @@ def persistent_rtt(ctx: Context) -> dict[str, Any]:
             ctx.problem("persistent_true", sh.name, f"close failed: {exc!r}")
     summary = {n: summarize(s) for n, s in samples.items() if s}
     rep_p50 = {n: v["rep_p50"] for n, v in summary.items()}
-    per_call = {
-        n: v["seconds"] / v["calls"] for n, v in cpu.items() if v["calls"] and v["seconds"]
-    }
+    per_call = {n: v["seconds"] / v["calls"] for n, v in cpu.items() if v["calls"] and v["seconds"]}
     return {
         "contenders": summary,
-        "ratios": _ratios(rep_p50, SHELLPORT + ["shellport-library-acall"]),
+        "ratios": _ratios(rep_p50, [*SHELLPORT, "shellport-library-acall"]),
         "cpu_per_call": per_call,
         "cpu_ratio": {
             n: per_call[n] / per_call["floor"]
@@ -119,9 +109,7 @@ def seq_output(ctx: Context) -> dict[str, Any]:
     for name in names:
         need = NEEDS[name]
         if not ctx.peer_ok(need):
-            ctx.problem(
-                "seq_output", name, f"not run: {need} {ctx.peer_reason(need or '')}"
-            )
+            ctx.problem("seq_output", name, f"not run: {need} {ctx.peer_reason(need or '')}")
             skipped.add(name)
     for rep in range(z.seq_reps):
         for name in names:
@@ -150,9 +138,7 @@ def seq_output(ctx: Context) -> dict[str, Any]:
     secs = {n: [r.get("seconds") for r in rs] for n, rs in runs.items() if rs}
     reps_floor = secs.get("floor", [])
     ratios = {
-        n: {"floor": ratio(secs[n], reps_floor[: len(secs[n])])}
-        for n in secs
-        if n != "floor"
+        n: {"floor": ratio(secs[n], reps_floor[: len(secs[n])])} for n in secs if n != "floor"
     }
     return {"command": command, "output_bytes": want, "runs": runs, "ratios": ratios}
 
@@ -164,9 +150,7 @@ def _seq_ok(name: str, r: dict[str, Any], want: int, n: int) -> bool:
         if r.get("meta", {}).get("exitCode") != 0:
             return False
         spilled = r.get("spill_bytes")
-        return (
-            spilled == want if r["meta"].get("truncated") else r["text_chars"] == want
-        )
+        return spilled == want if r["meta"].get("truncated") else r["text_chars"] == want
     return True
 
 

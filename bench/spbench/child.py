@@ -72,9 +72,7 @@ def _seq(spec: dict[str, Any]) -> dict[str, Any]:
     if meta is not None:
         out["meta"] = {k: meta.get(k) for k in ("exitCode", "truncated", "spillPath")}
         spill = meta.get("spillPath")
-        out["spill_bytes"] = (
-            os.path.getsize(spill) if spill and os.path.exists(spill) else None
-        )
+        out["spill_bytes"] = os.path.getsize(spill) if spill and os.path.exists(spill) else None
     sh.close()
     return out
 
@@ -88,9 +86,7 @@ def _cold(spec: dict[str, Any]) -> dict[str, Any]:
         import shellport
 
         t1 = clock()
-        rt = shellport.Runtime(
-            config={"profile": "persistent"}, transport=name.split("-", 1)[1]
-        )
+        rt = shellport.Runtime(config={"profile": "persistent"}, transport=name.split("-", 1)[1])
         rt.__enter__()  # Runtime() is lazy: this is where the runtime starts
         t2 = clock()
         s = rt.session(cwd=cwd)

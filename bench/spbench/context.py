@@ -115,9 +115,7 @@ class Context:
         self.progress(f"PROBLEM in {case} / {who}: {what}")
 
     def peer_ok(self, pypi_name: str | None) -> bool:
-        return pypi_name is None or bool(
-            self.peers.get(pypi_name, {}).get("importable")
-        )
+        return pypi_name is None or bool(self.peers.get(pypi_name, {}).get("importable"))
 
     def peer_reason(self, pypi_name: str) -> str:
         return str(self.peers.get(pypi_name, {}).get("reason", "not installed"))
@@ -167,9 +165,7 @@ def peer_status(status_file: str | None) -> dict[str, dict[str, Any]]:
             if inst and not inst.get("ok"):
                 reason = f"could not be installed: {inst.get('error')}"
             elif not recorded:
-                reason = (
-                    "not installed in this environment (smoke runs use the main .venv)"
-                )
+                reason = "not installed in this environment (smoke runs use the main .venv)"
             else:
                 reason = f"installed but does not import: {exc!r}"
             row.update(importable=False, reason=reason)

@@ -142,11 +142,7 @@ def run_child(spec: dict[str, Any]) -> dict[str, Any]:
                     ed(
                         command=op,
                         path=path,
-                        **{
-                            k: v
-                            for k, v in args.items()
-                            if k not in ("command", "path")
-                        },
+                        **{k: v for k, v in args.items() if k not in ("command", "path")},
                     ).output
                 ), False
             except ToolError as exc:

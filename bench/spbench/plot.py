@@ -7,7 +7,7 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 SHELLPORT = "#1f77b4"
 FLOOR = "#7f7f7f"
@@ -27,9 +27,7 @@ def _med(vals: list[float | None]) -> float | None:
     return v[len(v) // 2] if v else None
 
 
-def _bars(
-    ax: Any, title: str, data: dict[str, float | None], unit: str, log: bool
-) -> None:
+def _bars(ax: Any, title: str, data: dict[str, float | None], unit: str, log: bool) -> None:
     names = [n for n, v in data.items() if v]
     vals = [data[n] for n in names]
     ax.barh(names, vals, color=[_color(n) for n in names])
@@ -63,9 +61,7 @@ def draw(res: dict[str, Any], path: str) -> str:
         False,
     )
     failed = [
-        f"{n}: {rs[0]['error']}"
-        for n, rs in so.items()
-        if rs and all("error" in r for r in rs)
+        f"{n}: {rs[0]['error']}" for n, rs in so.items() if rs and all("error" in r for r in rs)
     ]
     if failed:
         axes[0][1].text(
@@ -163,7 +159,9 @@ def draw(res: dict[str, Any], path: str) -> str:
     ls = lv.get("summary", {})
     ax = axes[2][1]
     ln = list(ls)
-    for j, (key, label) in enumerate((("open_seconds", "open all"), ("close_seconds", "close all"))):
+    for j, (key, label) in enumerate(
+        (("open_seconds", "open all"), ("close_seconds", "close all"))
+    ):
         ax.barh(
             [i + j * 0.4 for i in range(len(ln))],
             [ls[n].get(key) or 0 for n in ln],

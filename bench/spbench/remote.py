@@ -72,9 +72,7 @@ def remote(ctx: Context) -> dict[str, Any]:
     try:
         root = sb.build_rootfs(Path(ctx.workdir) / "rootfs")
         t = time.perf_counter()
-        containers = list(
-            pool.map(lambda _: sb.PodmanContainer(root), range(z.remote_containers))
-        )
+        containers = list(pool.map(lambda _: sb.PodmanContainer(root), range(z.remote_containers)))
         out["start_seconds"] = time.perf_counter() - t
         names = [c.name for c in containers]
         t = time.perf_counter()
@@ -106,9 +104,7 @@ def remote(ctx: Context) -> dict[str, Any]:
                 elif r.get("left"):
                     ctx.problem("remote", name, f"left after close: {r['left'][:5]}")
                 if r.get("bad_count"):
-                    ctx.problem(
-                        "remote", name, f"{r['bad_count']} wrong results: {r['bad']}"
-                    )
+                    ctx.problem("remote", name, f"{r['bad_count']} wrong results: {r['bad']}")
                 runs[name].append(r)
     except sb.Unavailable as exc:
         ctx.problem("remote", "podman", f"not run: {exc}")
@@ -159,9 +155,7 @@ def _channels(ctx: Context, sb: ModuleType, container: str) -> dict[str, Any]:
         runs: dict[str, list[dict[str, Any]]] = {n: [] for n in params}
         for rep in range(z.remote_reps):
             for name, p in params.items():
-                ctx.progress(
-                    f"remote: channel {name}, repetition {rep + 1}/{z.remote_reps}"
-                )
+                ctx.progress(f"remote: channel {name}, repetition {rep + 1}/{z.remote_reps}")
                 spec = {
                     "kind": "remote-channel",
                     "platform": name,
@@ -189,9 +183,7 @@ def _channels(ctx: Context, sb: ModuleType, container: str) -> dict[str, Any]:
             "p50": pct(lat, 50),
             "p99": pct(lat, 99),
             "open_seconds": median([r.get("open_seconds") for r in rs]),
-            "vs_local": ratio(
-                [r.get("p50") for r in rs], [r.get("p50") for r in runs["local"]]
-            ),
+            "vs_local": ratio([r.get("p50") for r in rs], [r.get("p50") for r in runs["local"]]),
         }
     return out
 
@@ -236,9 +228,7 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
     loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(2 * n + 4))
     config = {"profile": "persistent"}
     if name == "podman":
-        runtimes = [
-            shellport.Runtime(config, shellport.remote.podman(c)) for c in containers
-        ]
+        runtimes = [shellport.Runtime(config, shellport.remote.podman(c)) for c in containers]
         cwd = "/ws"
     else:
         runtimes = [shellport.Runtime(config, "process") for _ in containers]
@@ -256,15 +246,9 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
     t = clock()
     await asyncio.gather(*(rt.__aenter__() for rt in runtimes))
     sessions = await asyncio.gather(
-        *(
-            asyncio.to_thread(rt.session, cwd)
-            for rt in runtimes
-            for _ in range(SESSIONS)
-        )
+        *(asyncio.to_thread(rt.session, cwd) for rt in runtimes for _ in range(SESSIONS))
     )
-    await asyncio.gather(
-        *(call(s) for s in sessions)
-    )  # every shell is live from here on
+    await asyncio.gather(*(call(s) for s in sessions))  # every shell is live from here on
     open_seconds = clock() - t
 
     async def worker(s: shellport.Session) -> list[float]:

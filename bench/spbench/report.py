@@ -33,9 +33,7 @@ def _rep_ratio(contenders: dict[str, Any], a: str, b: str) -> str:
 
 def _latency_section(title: str, note: str, case: dict[str, Any], base: str) -> str:
     cs = case.get("contenders", {})
-    head = ["Contender", "calls", "p50", "p90", f"÷ {base} (p50)"] + [
-        f"{n} ÷ this" for n in SP
-    ]
+    head = ["Contender", "calls", "p50", "p90", f"÷ {base} (p50)"] + [f"{n} ÷ this" for n in SP]
     rows = []
     for n, v in cs.items():
         rows.append(
@@ -134,8 +132,7 @@ def _editor(case: dict[str, Any]) -> str:
             bad = [r.get("error") or "wrong result" for r in rs if not r.get("ok")]
             if not good:
                 rows.append(
-                    [f"`{n}`", "0", bad[0] if bad else "not run", "", "", ""]
-                    + ["" for _ in SP]
+                    [f"`{n}`", "0", bad[0] if bad else "not run", "", "", ""] + ["" for _ in SP]
                 )
                 continue
             rows.append(
@@ -170,8 +167,7 @@ def _editor(case: dict[str, Any]) -> str:
 def _cold(case: dict[str, Any]) -> str:
     ph = case.get("median_phases", {})
     tot = {
-        n: [r.get("phases", {}).get("total") for r in rs]
-        for n, rs in case.get("runs", {}).items()
+        n: [r.get("phases", {}).get("total") for r in rs] for n, rs in case.get("runs", {}).items()
     }
     rows = [
         [
@@ -455,10 +451,7 @@ def render(res: dict[str, Any], json_name: str, png: str | None) -> str:
         "## The bar\n\n"
         + _table(
             ["Target", "From", "Measured", "Status"],
-            [
-                [b["target"], b["source"], b["measured"], f"**{b['status']}**"]
-                for b in bars
-            ],
+            [[b["target"], b["source"], b["measured"], f"**{b['status']}**"] for b in bars],
         )
     )
     misses = [b for b in bars if b["status"] == "MISSED"]
@@ -547,10 +540,7 @@ def render(res: dict[str, Any], json_name: str, png: str | None) -> str:
         + (
             _table(
                 ["Case", "Contender", "Problem"],
-                [
-                    [p["case"], p["contender"], p["problem"].replace("|", "\\|")]
-                    for p in probs
-                ],
+                [[p["case"], p["contender"], p["problem"].replace("|", "\\|")] for p in probs],
             )
             if probs
             else "None.\n"

@@ -44,11 +44,7 @@ def _host() -> dict[str, Any]:
     if os.path.exists("/proc/cpuinfo"):
         with open("/proc/cpuinfo") as f:
             cpu = next(
-                (
-                    ln.split(":", 1)[1].strip()
-                    for ln in f
-                    if ln.startswith("model name")
-                ),
+                (ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")),
                 "",
             )
     return {
@@ -102,9 +98,7 @@ def _snapshot_native(workdir: str) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description="shellport benchmark against its peers")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes, a few seconds")
-    ap.add_argument(
-        "--out", help="directory for <date>.json (required unless --report-only)"
-    )
+    ap.add_argument("--out", help="directory for <date>.json (required unless --report-only)")
     ap.add_argument("--docs", help="directory for BENCHMARKS.md and benchmarks.png")
     ap.add_argument("--peers", help="peer install status written by setup_venv.py")
     ap.add_argument("--only", help="comma-separated case names (for development)")
@@ -124,9 +118,7 @@ def main(argv: list[str]) -> int:
     if not args.out:
         ap.error("--out is required")
     workdir = tempfile.mkdtemp(prefix="shellport-bench-")
-    ctx = Context(
-        sizes=SMOKE if args.smoke else FULL, smoke=args.smoke, workdir=workdir
-    )
+    ctx = Context(sizes=SMOKE if args.smoke else FULL, smoke=args.smoke, workdir=workdir)
     t0 = time.time()
     ctx.progress("checking peers")
     ctx.peers = peer_status(args.peers)

@@ -55,9 +55,7 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
     if name != "floor":
         import shellport
 
-        rt = shellport.Runtime(
-            config={"profile": "persistent"}, transport=name.split("-", 1)[1]
-        )
+        rt = shellport.Runtime(config={"profile": "persistent"}, transport=name.split("-", 1)[1])
         rt.tools()  # starts the runtime
         pids = procs.children_named(me, "shellport")
         runtime_pid = max(pids) if name.endswith("process") and pids else me
@@ -81,19 +79,13 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
         def runner(s: Any) -> Any:
             async def run() -> None:
                 r = await s.acall("bash", {"command": "true"})
-                if (
-                    r.is_error
-                    or r.meta.get("exitCode") != 0
-                    or r.text not in ("", "[no output]")
-                ):
+                if r.is_error or r.meta.get("exitCode") != 0 or r.text not in ("", "[no output]"):
                     bad.append(repr(r.text[:80]))
 
             return run
 
         runners = [runner(s) for s in sessions]
-        await asyncio.gather(
-            *(r() for r in runners)
-        )  # every shell is live from here on
+        await asyncio.gather(*(r() for r in runners))  # every shell is live from here on
     open_seconds = clock() - t
     results = [await _burst(runners, calls) for _ in range(bursts)]
     # The same live sessions, one call at a time: what holding N shells costs
@@ -116,9 +108,7 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
         "runtime_bytes": (rss_now - base_rss) / n if rss_now and base_rss else None,
         "runtime_fds": (fds_now - base_fds) / n if fds_now and base_fds else None,
         "supervisors": len(helpers),
-        "supervisor_private_bytes": (
-            sum(v for v in helper_private if v) / n if helpers else 0.0
-        ),
+        "supervisor_private_bytes": (sum(v for v in helper_private if v) / n if helpers else 0.0),
         "supervisor_fds": sum(v for v in helper_fds if v) / n if helpers else 0.0,
     }
     facts = {
@@ -163,6 +153,6 @@ def _settle(recorded: dict[int, str]) -> Any:
     deadline = time.monotonic() + 2.0
     while True:
         left, zombies = procs.survivors(recorded)
-        if not left and not zombies or time.monotonic() > deadline:
+        if (not left and not zombies) or time.monotonic() > deadline:
             return left, zombies
         time.sleep(0.05)

@@ -33,9 +33,7 @@ class ShellportShell(Shell):
         import shellport
 
         self.name = f"shellport-{transport}" + ("-acall" if use_async else "")
-        self._rt = shellport.Runtime(
-            config={"profile": "persistent"}, transport=transport
-        )
+        self._rt = shellport.Runtime(config={"profile": "persistent"}, transport=transport)
         self._s = self._rt.session(cwd=cwd)
         self._loop = asyncio.new_event_loop() if use_async else None
         if transport == "process":
@@ -105,9 +103,7 @@ class SweRexShell(Shell):
         self._action = BashAction
         self._loop = asyncio.new_event_loop()
         self._rt = LocalRuntime()
-        self._loop.run_until_complete(
-            self._rt.create_session(CreateBashSessionRequest())
-        )
+        self._loop.run_until_complete(self._rt.create_session(CreateBashSessionRequest()))
         self.run(f"cd {cwd!r}")
 
     def run(self, command: str) -> str:
@@ -125,9 +121,7 @@ FACTORIES: dict[str, Callable[[str], Shell]] = {
     "floor": FloorShell,
     "shellport-library": lambda cwd: ShellportShell("library", cwd),
     "shellport-process": lambda cwd: ShellportShell("process", cwd),
-    "shellport-library-acall": lambda cwd: ShellportShell(
-        "library", cwd, use_async=True
-    ),
+    "shellport-library-acall": lambda cwd: ShellportShell("library", cwd, use_async=True),
     "pexpect": lambda cwd: PexpectShell(cwd),
     "pexpect-nodelay": lambda cwd: PexpectShell(cwd, nodelay=True),
     "swe-rex": SweRexShell,

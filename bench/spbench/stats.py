@@ -18,7 +18,7 @@ def pct(samples: Sequence[float], q: float) -> float | None:
     if not samples:
         return None
     s = sorted(samples)
-    k = max(0, min(len(s) - 1, int(round(q / 100.0 * len(s) + 0.5)) - 1))
+    k = max(0, min(len(s) - 1, round(q / 100.0 * len(s) + 0.5) - 1))
     return s[k]
 
 
