@@ -44,10 +44,14 @@ type outcome struct {
 	sendErr error
 	// startFailed: the shell died before its loop ran; the command did not.
 	startFailed bool
+	// taken: the command finished, but another process read the shell's
+	// report of its status out of the return FIFO, or wrote one with the
+	// same token ahead of it (see onFrame).
+	taken bool
 }
 
 // reset reports whether the shell is gone after this outcome.
-func (o outcome) reset() bool { return o.died || o.timedOut || o.sendErr != nil }
+func (o outcome) reset() bool { return o.died || o.timedOut || o.sendErr != nil || o.taken }
 
 // exec runs one command. It returns ctx's error, and resets the shell, when
 // ctx ends before the result is handed back: a cancelled call must leave no
@@ -92,6 +96,8 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		return outcome{sendErr: err}, nil
 	}
 
+	s.armDrain()
+	defer s.stopDrain()
 	if w := c.waker; w != nil {
 		// Parked in the poller until one of the cases below is ready (see
 		// waker); the select then decides as it would have alone.
@@ -108,6 +114,10 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		if ctx.Err() != nil {
 			s.cancel(c)
 			return outcome{}, ctx.Err()
+		}
+		if c.taken {
+			s.terminate(false)
+			return outcome{out: c.out, taken: true}, nil
 		}
 		s.releaseInbox()
 		return outcome{out: c.out, status: c.status, finished: true}, nil
@@ -150,10 +160,19 @@ func (s *shell) afterDeath(c *callState) outcome {
 	s.terminate(true)
 	select {
 	case <-c.finished: // the command ended just before the shell did
+		if c.taken {
+			return outcome{out: c.out, taken: true}
+		}
 		return outcome{out: c.out, status: c.status, finished: true}
 	default:
 	}
 	o := outcome{out: s.takeOutput(c), died: true, exit: s.status()}
+	if !loopExit(o.exit) {
+		// The kernel's word is the truth: what the return FIFO holds was
+		// written by the driver or by the command, which may have written
+		// a record and then killed its shell (issue 10).
+		return o
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if status, ok := s.reports.finishedStatus(); ok {
@@ -163,6 +182,20 @@ func (s *shell) afterDeath(c *callState) outcome {
 	}
 	return o
 }
+
+// loopExit reports whether a shell ended the way its command loop ends
+// it: a normal exit with loopEndedExit, or with 127 when a command
+// disabled exit (the loop's last word is then "command not found"). Only
+// then are the shell's last reports about the loop believed; a shell
+// killed by a signal or exiting with any other code ended for that reason,
+// whatever the return FIFO says.
+func loopExit(st pty.ExitStatus) bool {
+	return st.Signal == 0 && st.Known() && (st.Code == loopEndedExit || st.Code == exitDisabledExit)
+}
+
+// exitDisabledExit is bash's status for a command it cannot find: what the
+// loop's final exit gives when a command ran enable -n exit.
+const exitDisabledExit = 127
 
 // afterTimeout stops the command (SIGINT, SIGTERM, SIGKILL to the
 // foreground group), then the shell, and returns the output so far.
