@@ -145,8 +145,11 @@ func (s *shell) readReports() {
 // write into a polled FIFO wakes the runtime).
 const drainDelay = 50 * time.Millisecond
 
-// armDrain starts the drain timer for the call just sent.
+// armDrain starts the drain timer for the call just sent, when the call
+// waits without a waker (whose own deadline otherwise says when).
 func (s *shell) armDrain() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.drainTimer == nil {
 		s.drainTimer = time.AfterFunc(drainDelay, s.startDrain)
 		return
@@ -199,10 +202,10 @@ func (s *shell) drainRet(fd uintptr) bool {
 // stopDrain stops the drain timer and any drain in progress. Not called
 // with s.mu held: closing the copy waits for a read in progress.
 func (s *shell) stopDrain() {
+	s.mu.Lock()
 	if s.drainTimer != nil {
 		s.drainTimer.Stop()
 	}
-	s.mu.Lock()
 	f := s.drainFile
 	s.drainFile = nil
 	s.mu.Unlock()

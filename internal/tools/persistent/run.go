@@ -96,15 +96,26 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		return outcome{sendErr: err}, nil
 	}
 
-	s.armDrain()
 	defer s.stopDrain()
 	if w := c.waker; w != nil {
 		// Parked in the poller until one of the cases below is ready (see
-		// waker); the select then decides as it would have alone.
+		// waker); the select then decides as it would have alone. The
+		// first wait ends when the return FIFO is due to be drained (see
+		// drainDelay): the waker's own deadline, so a short call sets no
+		// timer more than before.
 		stop := context.AfterFunc(ctx, w.signal)
-		w.wait(deadline, func() bool { return isClosed(c.finished) || isClosed(s.proc.Done()) || ctx.Err() != nil })
+		done := func() bool { return isClosed(c.finished) || isClosed(s.proc.Done()) || ctx.Err() != nil }
+		if drainAt := time.Now().Add(drainDelay); drainAt.Before(deadline) {
+			w.wait(drainAt, done)
+			if !done() {
+				s.startDrain()
+			}
+		}
+		w.wait(deadline, done)
 		stop()
 		s.returnWaker(c)
+	} else {
+		s.armDrain()
 	}
 	select {
 	case <-c.finished:
