@@ -260,6 +260,30 @@ def test_issue10_stolen_report_ends_the_call_clearly(sh: shellport.Session) -> N
     expect(sh, "false; echo after", "after\n")
 
 
+def test_issue10_lost_command_ends_the_call_clearly(sh: shellport.Session) -> None:
+    # A background job reading the shell's control FIFO takes the wake-up of
+    # a later call: that call ends saying so (Linux), never at the timeout.
+    if not Path("/proc/self/syscall").exists():
+        pytest.skip("no /proc/PID/syscall")
+    job = (
+        "(exec 3</proc/$$/fd/11; while :; do dd bs=1 count=1 <&3 >/dev/null 2>&1; done) & "
+        "sleep 0.2; "
+    )
+    for i in range(20):
+        r = bash(sh, (job if i == 0 else "") + "echo call; false")
+        assert r.meta["timedOut"] is False, r.text
+        if r.text == "call\n[exit code: 1]":
+            continue
+        assert r.text.startswith("[the shell was found waiting for a command"), r.text
+        assert "whether the command ran, and its exit status, are unknown" in r.text
+        assert r.meta["exitCode"] is None
+        assert r.meta["shellReset"] is True
+        break
+    else:
+        pytest.fail("no wake-up was taken in 20 calls")
+    expect(sh, "false; echo after", "after\n")
+
+
 # --- timeouts ---------------------------------------------------------------------------
 
 

@@ -132,9 +132,10 @@ const loopEndedExit = 96
 // process read it out of the FIFO) or doubled (written ahead of the
 // driver's with a predicted token) ends the call with its status unknown
 // (see onFrame); what is written into the FIFO beyond its capacity is
-// drained during a long call (see drainDelay); and after the shell's
-// death its records are believed only when its exit status is the loop's
-// (see loopExit).
+// drained during a long call (see drainDelay); such a call also ends
+// when the shell is found waiting for a command while the call's has not
+// ended (see checkLost); and after the shell's death its records are
+// believed only when its exit status is the loop's (see loopExit).
 //
 // legacy makes the shell take the path of bash before 4 whatever its
 // version (tests).

@@ -419,17 +419,26 @@ func (l *reportLog) take(token []byte) (status int, found, ok bool) {
 			continue
 		}
 		if at >= 0 {
-			ok = false
 			l.lines = append(l.lines[:0], l.lines[i+1:]...)
 			return 0, true, false
 		}
-		at, status, ok = i, r.status, true
+		at, status = i, r.status
 	}
 	if at < 0 {
 		return 0, false, false
 	}
 	l.lines = append(l.lines[:0], l.lines[at+1:]...)
 	return status, true, true
+}
+
+// pendingToken reports whether a token record waits for its frame.
+func (l *reportLog) pendingToken() bool {
+	for _, r := range l.lines {
+		if r.kind == 't' {
+			return true
+		}
+	}
+	return false
 }
 
 // finishedStatus reports a command that finished but whose frame never

@@ -94,6 +94,7 @@ type callState struct {
 	status   int
 	out      captured
 	taken    bool // the frame came but its report was gone (another process read it) or doubled (another wrote one): see onFrame
+	lost     bool // the shell was found waiting for a command before this one ended (see checkLost)
 }
 
 // startShell starts a shell in cwd with env, confined by sb (nil: none).
