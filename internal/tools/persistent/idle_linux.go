@@ -10,10 +10,10 @@ import (
 )
 
 // waitingForWake reports whether the shell is blocked reading its control
-// FIFO (the loop waiting for a wake byte) with nothing in it (TIOCINQ is
-// FIONREAD, bytes a FIFO holds): from
+// FIFO (the loop waiting for a wake byte) with nothing in it: from
 // /proc/PID/syscall, which names the system call a blocked process is in
-// and its first argument. False when that cannot be read.
+// and its first argument, and TIOCINQ (FIONREAD: the bytes a FIFO holds).
+// False when either cannot be read.
 func (s *shell) waitingForWake() bool {
 	if !s.blockedOnCtl() {
 		return false
