@@ -203,6 +203,10 @@ def test_unbalanced_quote_returns_syntax_error_and_keeps_state(sh: shellport.Ses
         ("exit 3", "[exit code: 3]", 3, None),
         ("set -e; false; echo not-reached", "[exit code: 1]", 1, None),
         ("kill -9 $$", "[killed by signal: SIGKILL]", None, "SIGKILL"),
+        # Issue 10: a record the command writes into the shell's return FIFO
+        # before it kills its shell does not choose the status; the kernel's does.
+        ("printf 'd7\\0' >&12; kill -9 $$", "[killed by signal: SIGKILL]", None, "SIGKILL"),
+        ("printf 'e\\0' >&12; exit 3", "[exit code: 3]", 3, None),
     ],
 )
 def test_shell_death_is_reported_and_next_call_gets_fresh_shell(
@@ -218,6 +222,66 @@ def test_shell_death_is_reported_and_next_call_gets_fresh_shell(
     assert r.meta["signal"] == signal
     assert r.meta["shellReset"] is True
     expect(sh, 'pwd; echo "[$GONE]"; declare -F g || echo no-g', f"{sh.cwd}\n[]\nno-g\n")
+
+
+def test_issue10_return_fifo_flood_does_not_stall_the_call(sh: shellport.Session) -> None:
+    # More than the return FIFO holds (64 KiB), from a DEBUG trap while the
+    # shell's loop runs and from the command itself: the call ends with its command.
+    expect(sh, "kept=yes", "[no output]")
+    r = bash(sh, """trap 'head -c 100000 /dev/zero | tr "\\0" x >&12' DEBUG; echo set""")
+    assert r.meta["timedOut"] is False, r.text
+    assert r.meta["shellReset"] is False, r.text
+    r = bash(sh, "trap - DEBUG; for i in $(seq 1000); do printf '%0100d' 0 >&12; done; false")
+    assert r.text == "[exit code: 1]"
+    assert r.meta["timedOut"] is False
+    assert r.meta["shellReset"] is False
+    expect(sh, "echo $kept", "yes\n")
+
+
+def test_issue10_stolen_report_ends_the_call_clearly(sh: shellport.Session) -> None:
+    # A background job reading the shell's return FIFO takes the driver's
+    # report: the call ends at once saying the status is unknown (or ends
+    # normally when the runtime read the report first), never at the timeout.
+    job = (
+        "(exec 3</proc/$$/fd/12; while :; do dd bs=64 count=1 <&3 >/dev/null 2>&1; done) & "
+        "sleep 0.2; "
+    )
+    for i in range(20):
+        r = bash(sh, (job if i == 0 else "") + "echo call; false")
+        assert r.meta["timedOut"] is False, r.text
+        if r.text == "call\n[exit code: 1]":
+            continue
+        assert "so the status is unknown; the shell was reset" in r.text, r.text
+        assert r.meta["exitCode"] is None
+        assert r.meta["shellReset"] is True
+        break
+    else:
+        pytest.fail("no report was taken in 20 calls")
+    expect(sh, "false; echo after", "after\n")
+
+
+def test_issue10_lost_command_ends_the_call_clearly(sh: shellport.Session) -> None:
+    # A background job reading the shell's control FIFO takes the wake-up of
+    # a later call: that call ends saying so (Linux), never at the timeout.
+    if not Path("/proc/self/syscall").exists():
+        pytest.skip("no /proc/PID/syscall")
+    job = (
+        "(exec 3</proc/$$/fd/11; while :; do dd bs=1 count=1 <&3 >/dev/null 2>&1; done) & "
+        "sleep 0.2; "
+    )
+    for i in range(20):
+        r = bash(sh, (job if i == 0 else "") + "echo call; false")
+        assert r.meta["timedOut"] is False, r.text
+        if r.text == "call\n[exit code: 1]":
+            continue
+        assert r.text.startswith("[the shell was found waiting for a command"), r.text
+        assert "whether the command ran, and its exit status, are unknown" in r.text
+        assert r.meta["exitCode"] is None
+        assert r.meta["shellReset"] is True
+        break
+    else:
+        pytest.fail("no wake-up was taken in 20 calls")
+    expect(sh, "false; echo after", "after\n")
 
 
 # --- timeouts ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ const (
 	fdCtl   = 11 // FIFO the shell reads: one wake byte per command ("0": in the inbox, "1": follows here); also where the loop saves the DEBUG trap while no command is pending
 	fdRet   = 12 // FIFO the shell writes, opened write-only: its report after each command ("t<token> <status>", "d<status>", "e", each ended by a NUL)
 	fdTTY   = 13 // the terminal, kept open so `exec >/dev/null` cannot hide the frame
-	fdNull  = 14 // /dev/null, where the loop's bookkeeping and any DEBUG-trap output go
+	fdNull  = 14 // /dev/null, where the loop's bookkeeping errors go (a DEBUG trap's output while the loop runs goes to fdRet, see bootScript)
 
 	bootFDBase = 30 // where the boot line opens them, fdInbox's at bootFDBase, and so on
 )
@@ -127,7 +127,15 @@ const loopEndedExit = 96
 // but a command that writes a whole record and prints its frame ends its
 // own call with a status it chose. No descriptor of bash's own process
 // can be kept from a command that bash runs; closing that needs the
-// status reported from outside the shell.
+// status reported from outside the shell. What the runtime does refuse
+// (issue 10): a frame of the next count whose record is missing (another
+// process read it out of the FIFO) or doubled (written ahead of the
+// driver's with a predicted token) ends the call with its status unknown
+// (see onFrame); what is written into the FIFO beyond its capacity is
+// drained during a long call (see drainDelay); such a call also ends
+// when the shell is found waiting for a command while the call's has not
+// ended (see checkLost); and after the shell's death its records are
+// believed only when its exit status is the loop's (see loopExit).
 //
 // legacy makes the shell take the path of bash before 4 whatever its
 // version (tests).

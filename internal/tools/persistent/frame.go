@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // feed routes terminal bytes: output to the current capture, and at the end
@@ -33,12 +34,35 @@ func (s *shell) onFrame(token []byte) frameAction {
 		s.loopEnded = true
 		return frameDrop
 	}
-	status, ok := s.reports.take(token)
+	status, found, ok := s.reports.take(token)
+	if found && !ok && s.call != nil {
+		// Two records carry this token: the call cannot say which status
+		// is the command's. It ends here and the shell is reset.
+		s.count = tokenCount(token)
+		c := s.call
+		c.taken = true
+		s.finishCall(c, 0)
+		return frameEnd
+	}
 	if !ok {
-		return frameText
+		c := s.call
+		if c == nil || tokenCount(token) != s.count+1 {
+			return frameText
+		}
+		// The frame carries the count the driver's next report will have,
+		// but the return FIFO holds no record of it: another process read
+		// the record out of the FIFO (a background job opening
+		// /proc/$$/fd/12), or the command printed the frame the driver is
+		// about to print. Either way the driver's report cannot be had and
+		// no status can be believed; waiting would only reach the timeout
+		// (issue 10). The call ends here and the shell is reset.
+		c.taken = true
+		s.finishCall(c, 0)
+		return frameEnd
 	}
 	s.loopEnded = false // an end frame a command printed is forgotten at its call's end
 	s.last = append(s.last[:0], token...)
+	s.count = tokenCount(token)
 	select {
 	case <-s.ready:
 	default:
@@ -50,6 +74,13 @@ func (s *shell) onFrame(token []byte) frameAction {
 	if c == nil { // cannot happen: the shell reports only after a command
 		return frameDrop
 	}
+	s.finishCall(c, status)
+	return frameEnd
+}
+
+// finishCall ends the running call c with status and the output so far.
+// Called with s.mu held.
+func (s *shell) finishCall(c *callState, status int) {
 	c.status = status
 	c.out = s.cap.finish()
 	s.call = nil
@@ -57,7 +88,21 @@ func (s *shell) onFrame(token []byte) frameAction {
 	if c.waker != nil {
 		c.waker.signal()
 	}
-	return frameEnd
+}
+
+// tokenCount is the count in a token: its last 16 hex digits, the
+// driver's turn counter, which grows by one per report.
+func tokenCount(token []byte) uint64 {
+	var n uint64
+	for _, c := range token[len(token)-16:] {
+		switch {
+		case c >= '0' && c <= '9':
+			n = n<<4 | uint64(c-'0')
+		case c >= 'A' && c <= 'F':
+			n = n<<4 | uint64(c-'A'+10)
+		}
+	}
+	return n
 }
 
 // unlinkNames removes the private directory's names once the shell has its
@@ -85,6 +130,87 @@ func (s *shell) readReports() {
 		if s.retN < len(s.retBuf) {
 			return
 		}
+	}
+}
+
+// drainDelay is how long a call runs before the return FIFO is drained
+// while it runs. The driver writes its report there and then prints the
+// frame, and the FIFO is read when the frame arrives; but the FIFO holds
+// 64 KiB, and a command or a DEBUG trap that writes more into it (through
+// descriptor 12, or as the trap's output while the loop runs, which goes
+// there) would block the shell, and the call would wait for its timeout.
+// A call that takes longer than this reads the FIFO as data arrives, in
+// the Go poller, until it ends. Calls that end sooner, most of them, pay
+// nothing for it (issue 16: the FIFO is outside the poller because each
+// write into a polled FIFO wakes the runtime).
+const drainDelay = 50 * time.Millisecond
+
+// armDrain starts the drain timer for the call just sent, when the call
+// waits without a waker (whose own deadline otherwise says when).
+func (s *shell) armDrain() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drainTimer == nil {
+		s.drainTimer = time.AfterFunc(drainDelay, s.startDrain)
+		return
+	}
+	s.drainTimer.Reset(drainDelay)
+}
+
+// startDrain starts draining the return FIFO for the running call, from a
+// pollable copy of it that stopDrain closes.
+func (s *shell) startDrain() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.call == nil || s.drainFile != nil || s.ret == nil || s.closed {
+		return
+	}
+	f, err := pollableCopy(s.ret)
+	if err != nil {
+		return // The FIFO is then read at the frame only, as before.
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		_ = f.Close() // Best effort.
+		return
+	}
+	s.drainFile = f
+	go func() {
+		// Returns when stopDrain closes f.
+		_ = rc.Read(s.drainRet)
+	}()
+}
+
+// drainRet reads what the return FIFO holds into s.reports; it returns
+// false (wait for more) once the FIFO is empty. The read is made under
+// s.mu, so the records keep their order with those onFrame reads.
+func (s *shell) drainRet(fd uintptr) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		n, err := syscall.Read(int(fd), s.retBuf[:])
+		if n > 0 {
+			if s.reports.add(s.retBuf[:n]); s.reports.ended {
+				s.loopEnded = true
+			}
+			continue
+		}
+		return err != syscall.EAGAIN && err != syscall.EINTR
+	}
+}
+
+// stopDrain stops the drain timer and any drain in progress. Not called
+// with s.mu held: closing the copy waits for a read in progress.
+func (s *shell) stopDrain() {
+	s.mu.Lock()
+	if s.drainTimer != nil {
+		s.drainTimer.Stop()
+	}
+	f := s.drainFile
+	s.drainFile = nil
+	s.mu.Unlock()
+	if f != nil {
+		_ = f.Close() // Best effort.
 	}
 }
 
@@ -280,16 +406,39 @@ func parseReport(line []byte) (report, bool) {
 }
 
 // take finds the report carrying token and returns the status it
-// carries, dropping it and every report before it.
-func (l *reportLog) take(token []byte) (status int, ok bool) {
+// carries, dropping it and every report before it. found is false when no
+// report carries token; ok is false too when more than one does: the
+// driver writes one record per token, so another came from a command or a
+// job that knew the token (a counter alone where bash lacks $SRANDOM, or
+// after unset SRANDOM) and wrote it ahead of the driver's, and neither
+// status can be believed (issue 10).
+func (l *reportLog) take(token []byte) (status int, found, ok bool) {
+	at := -1
 	for i, r := range l.lines {
 		if r.kind != 't' || string(r.token[:]) != string(token) {
 			continue
 		}
-		l.lines = append(l.lines[:0], l.lines[i+1:]...)
-		return r.status, true
+		if at >= 0 {
+			l.lines = append(l.lines[:0], l.lines[i+1:]...)
+			return 0, true, false
+		}
+		at, status = i, r.status
 	}
-	return 0, false
+	if at < 0 {
+		return 0, false, false
+	}
+	l.lines = append(l.lines[:0], l.lines[at+1:]...)
+	return status, true, true
+}
+
+// pendingToken reports whether a token record waits for its frame.
+func (l *reportLog) pendingToken() bool {
+	for _, r := range l.lines {
+		if r.kind == 't' {
+			return true
+		}
+	}
+	return false
 }
 
 // finishedStatus reports a command that finished but whose frame never

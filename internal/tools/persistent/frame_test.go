@@ -10,14 +10,14 @@ import (
 func TestReportLog(t *testing.T) {
 	var l reportLog
 	l.add([]byte("tABCDEF0123456789ABCDEF0123456789 3\x00d0\x00t00"))
-	if st, ok := l.take([]byte("ABCDEF0123456789ABCDEF0123456789")); !ok || st != 3 {
+	if st, _, ok := l.take([]byte("ABCDEF0123456789ABCDEF0123456789")); !ok || st != 3 {
 		t.Fatalf("take: %d %v", st, ok)
 	}
 	if _, ok := l.finishedStatus(); !ok {
 		t.Fatal("a status with no token after it is a finished command")
 	}
 	l.add([]byte("00000000000000000000000000001 0\x00e\x00"))
-	if st, ok := l.take([]byte("0000000000000000000000000000001")); ok {
+	if st, _, ok := l.take([]byte("0000000000000000000000000000001")); ok {
 		t.Fatalf("a 31-digit token matched (%d)", st)
 	}
 	if !l.ended {
@@ -43,7 +43,7 @@ func TestReportLogIgnoresWhatPrecedesRecord(t *testing.T) {
 		var l reportLog
 		l.add([]byte(before))
 		l.add([]byte("tABCDEF0123456789ABCDEF0123456789 1\x00"))
-		if st, ok := l.take(token); !ok || st != 1 {
+		if st, _, ok := l.take(token); !ok || st != 1 {
 			t.Errorf("after %.20q: take: %d %v, want 1 true", before, st, ok)
 		}
 	}
@@ -69,7 +69,7 @@ func FuzzReportLog(f *testing.F) {
 		if len(l.lines) > maxReports || len(l.partial) > maxReportLine {
 			t.Fatalf("bounds: %d lines, %d partial", len(l.lines), len(l.partial))
 		}
-		st, ok := l.take(token)
+		st, _, ok := l.take(token)
 		if ok && !bytes.Contains(data, []byte("t"+string(token)+" "+strconv.Itoa(st)+"\x00")) {
 			t.Fatalf("token %q matched with status %d without a t record carrying both", token, st)
 		}
@@ -79,6 +79,21 @@ func FuzzReportLog(f *testing.F) {
 // Issue 16: reading a report allocates nothing once the log has room, and
 // a record longer than any report, split across reads, is read from its
 // end.
+// Issue 10: two records with one token are not believed: the driver
+// writes one per token, so the other was written by whoever knew it.
+func TestReportLogRefusesDoubledToken(t *testing.T) {
+	var l reportLog
+	token := []byte("0000000000000000000000000000000A")
+	l.add([]byte("t0000000000000000000000000000000A 0\x00d1\x00t0000000000000000000000000000000A 1\x00"))
+	if _, found, ok := l.take(token); !found || ok {
+		t.Fatalf("take of a doubled token: found %v, ok %v", found, ok)
+	}
+	l.add([]byte("t0000000000000000000000000000000A 1\x00"))
+	if st, found, ok := l.take(token); !found || !ok || st != 1 {
+		t.Fatalf("take of a single token: %d %v %v", st, found, ok)
+	}
+}
+
 func TestReportLogAllocatesNothing(t *testing.T) {
 	var l reportLog
 	report := []byte("tABCDEF0123456789ABCDEF0123456789 0\x00")
@@ -88,7 +103,7 @@ func TestReportLogAllocatesNothing(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() {
 		l.add(report[:5])
 		l.add(report[5:])
-		if st, ok := l.take(token); !ok || st != 0 {
+		if st, _, ok := l.take(token); !ok || st != 0 {
 			t.Fatalf("take: %d %v", st, ok)
 		}
 	}); n != 0 {
@@ -103,7 +118,7 @@ func TestReportLogAllocatesNothing(t *testing.T) {
 	g.add([]byte(strings.Repeat("x", 3*maxReportLine)))
 	g.add(report[:7])
 	g.add(report[7:])
-	if st, ok := g.take(token); !ok || st != 0 {
+	if st, _, ok := g.take(token); !ok || st != 0 {
 		t.Fatalf("a record after a long partial one: take: %d %v", st, ok)
 	}
 }

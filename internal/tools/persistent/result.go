@@ -56,6 +56,10 @@ func render(o outcome, lost *lostShell, cwd string, timeout time.Duration) *tool
 		r.Closing = append(r.Closing, fmt.Sprintf("[the command could not be handed to the shell (%v), so it did not run; the shell was reset: its %s]", o.sendErr, resetText(cwd)))
 	case o.timedOut:
 		r.Closing = append(r.Closing, "[the command was stopped and the shell was reset: its "+resetText(cwd)+"]")
+	case o.taken:
+		r.Closing = append(r.Closing, "[the command finished, but another process (such as a background job using the shell's descriptors through /proc) read or wrote the shell's report of its exit status, so the status is unknown; the shell was reset: its "+resetText(cwd)+"]")
+	case o.lost:
+		r.Closing = append(r.Closing, "[the shell was found waiting for a command while this one had not ended: another process (such as a background job using the shell's descriptors through /proc) read the shell's control or return FIFO, so whether the command ran, and its exit status, are unknown; the shell was reset: its "+resetText(cwd)+"]")
 	case o.broken:
 		r.ExitCode = output.Code(o.status)
 		r.Closing = append(r.Closing, "[the command finished, but it "+unusableText+"; the shell was reset: its "+resetText(cwd)+"]")

@@ -44,10 +44,50 @@ type outcome struct {
 	sendErr error
 	// startFailed: the shell died before its loop ran; the command did not.
 	startFailed bool
+	// taken: the command finished, but another process read the shell's
+	// report of its status out of the return FIFO, or wrote one with the
+	// same token ahead of it (see onFrame).
+	taken bool
+	// lost: the shell was found waiting for a command while the call's
+	// had not ended (see checkLost).
+	lost bool
 }
 
 // reset reports whether the shell is gone after this outcome.
-func (o outcome) reset() bool { return o.died || o.timedOut || o.sendErr != nil }
+func (o outcome) reset() bool { return o.died || o.timedOut || o.sendErr != nil || o.taken || o.lost }
+
+// maxLostCheck is the longest time between two checks of checkLost while
+// a call runs: at most this long after a command was lost on the way, its
+// call says so.
+const maxLostCheck = time.Second
+
+// checkLost ends the call c when the shell is waiting for its next wake
+// byte though c has not ended and no report of it is on its way: another
+// process read the control FIFO (taking the wake byte: the command never
+// ran) or the return FIFO (taking the report, with a frame whose count a
+// command changed, so onFrame could not tell). Waiting would only reach
+// the timeout (issue 10). Checked when the call has run drainDelay, then
+// at doubling intervals up to maxLostCheck, only while the call waits
+// with a waker; never where /proc/PID/syscall is missing. viaInbox: the
+// command went through the inbox; one written through the control FIFO
+// is read from it as it is written, so the shell waiting there is no sign
+// of anything.
+func (s *shell) checkLost(c *callState, viaInbox bool) {
+	if !viaInbox || !s.waitingForWake() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.call != c {
+		return
+	}
+	s.readReports()
+	if s.reports.pendingToken() { // the frame is on its way
+		return
+	}
+	c.lost = true
+	s.finishCall(c, 0)
+}
 
 // exec runs one command. It returns ctx's error, and resets the shell, when
 // ctx ends before the result is handed back: a cancelled call must leave no
@@ -83,6 +123,7 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 	s.call = c
 	s.cap.out.Observe(observe) // what arrived since the last call is this call's too
 	s.mu.Unlock()
+	inboxBefore := s.inboxSize
 	if err := s.send(command); err != nil {
 		s.mu.Lock()
 		s.call = nil
@@ -92,13 +133,37 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		return outcome{sendErr: err}, nil
 	}
 
+	defer s.stopDrain()
 	if w := c.waker; w != nil {
 		// Parked in the poller until one of the cases below is ready (see
-		// waker); the select then decides as it would have alone.
+		// waker); the select then decides as it would have alone. The
+		// first wait ends when the return FIFO is due to be drained (see
+		// drainDelay): the waker's own deadline, so a short call sets no
+		// timer more than before. Then the call's shell is checked now
+		// and then until its deadline (see checkLost).
 		stop := context.AfterFunc(ctx, w.signal)
-		w.wait(deadline, func() bool { return isClosed(c.finished) || isClosed(s.proc.Done()) || ctx.Err() != nil })
+		done := func() bool { return isClosed(c.finished) || isClosed(s.proc.Done()) || ctx.Err() != nil }
+		viaInbox := s.inboxSize != inboxBefore
+		for next, every := time.Now().Add(drainDelay), drainDelay; ; {
+			if !next.Before(deadline) {
+				w.wait(deadline, done)
+				break
+			}
+			if w.wait(next, done); done() {
+				break
+			}
+			// The call has run past drainDelay: the return FIFO is drained
+			// from now on, and the shell is checked, ever less often, for
+			// a command lost on the way (see checkLost).
+			s.startDrain()
+			s.checkLost(c, viaInbox)
+			every = min(2*every, maxLostCheck)
+			next = time.Now().Add(every)
+		}
 		stop()
 		s.returnWaker(c)
+	} else {
+		s.armDrain()
 	}
 	select {
 	case <-c.finished:
@@ -108,6 +173,10 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		if ctx.Err() != nil {
 			s.cancel(c)
 			return outcome{}, ctx.Err()
+		}
+		if c.taken || c.lost {
+			s.terminate(false)
+			return outcome{out: c.out, taken: c.taken, lost: c.lost}, nil
 		}
 		s.releaseInbox()
 		return outcome{out: c.out, status: c.status, finished: true}, nil
@@ -150,10 +219,19 @@ func (s *shell) afterDeath(c *callState) outcome {
 	s.terminate(true)
 	select {
 	case <-c.finished: // the command ended just before the shell did
+		if c.taken || c.lost {
+			return outcome{out: c.out, taken: c.taken, lost: c.lost}
+		}
 		return outcome{out: c.out, status: c.status, finished: true}
 	default:
 	}
 	o := outcome{out: s.takeOutput(c), died: true, exit: s.status()}
+	if !loopExit(o.exit) {
+		// The kernel's word is the truth: what the return FIFO holds was
+		// written by the driver or by the command, which may have written
+		// a record and then killed its shell (issue 10).
+		return o
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if status, ok := s.reports.finishedStatus(); ok {
@@ -163,6 +241,20 @@ func (s *shell) afterDeath(c *callState) outcome {
 	}
 	return o
 }
+
+// loopExit reports whether a shell ended the way its command loop ends
+// it: a normal exit with loopEndedExit, or with 127 when a command
+// disabled exit (the loop's last word is then "command not found"). Only
+// then are the shell's last reports about the loop believed; a shell
+// killed by a signal or exiting with any other code ended for that reason,
+// whatever the return FIFO says.
+func loopExit(st pty.ExitStatus) bool {
+	return st.Signal == 0 && st.Known() && (st.Code == loopEndedExit || st.Code == exitDisabledExit)
+}
+
+// exitDisabledExit is bash's status for a command it cannot find: what the
+// loop's final exit gives when a command ran enable -n exit.
+const exitDisabledExit = 127
 
 // afterTimeout stops the command (SIGINT, SIGTERM, SIGKILL to the
 // foreground group), then the shell, and returns the output so far.

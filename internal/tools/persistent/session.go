@@ -44,7 +44,8 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 		sh.mu.Lock()
 		ended := sh.loopEnded
 		sh.mu.Unlock()
-		lost = &lostShell{exit: sh.status(), loopEnded: ended}
+		exit := sh.status()
+		lost = &lostShell{exit: exit, loopEnded: ended && loopExit(exit)}
 		s.drop(sh)
 		sh = nil
 	}

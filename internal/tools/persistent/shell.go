@@ -80,6 +80,11 @@ type shell struct {
 	reports   reportLog  // what the shell wrote to the return FIFO, not yet matched to a frame
 	loopEnded bool       // the shell's command loop ended (its end frame or "e" report arrived)
 	last      []byte     // the latest accepted token (tests check it never leaks)
+	count     uint64     // the driver's turn counter in that token (see tokenCount)
+	closed    bool       // the files are closed (terminate)
+
+	drainTimer *time.Timer // starts draining the return FIFO for a long call (see drainDelay)
+	drainFile  *os.File    // the pollable copy of ret being drained, while a call runs
 }
 
 // callState is one command in flight.
@@ -88,6 +93,8 @@ type callState struct {
 	waker    *waker        // signalled with finished and at the shell's death, while the call waits; nil: none
 	status   int
 	out      captured
+	taken    bool // the frame came but its report was gone (another process read it) or doubled (another wrote one): see onFrame
+	lost     bool // the shell was found waiting for a command before this one ended (see checkLost)
 }
 
 // startShell starts a shell in cwd with env, confined by sb (nil: none).
@@ -257,7 +264,9 @@ func (s *shell) close() {
 func (s *shell) closeFiles() {
 	s.mu.Lock()
 	long := s.ctlLong
+	s.closed = true
 	s.mu.Unlock()
+	s.stopDrain()
 	for _, f := range []*os.File{s.inbox, s.ctl, s.ret, long} {
 		if f != nil {
 			_ = f.Close() // Best effort.
