@@ -16,6 +16,7 @@
 //	unsigned long long queued;
 //	char *r = shellport_wait(h, t, 200, &queued); // that reply, or NULL on timeout
 //	shellport_forget(h, t);               // or give up on it
+//	char *r2 = shellport_start_wait(h, request, 200, &t, &queued); // both in one
 //	shellport_close(h);                   // kills every process the runtime started
 //
 // Every returned string is allocated with malloc and must be released with
@@ -277,6 +278,49 @@ func shellport_wait(h C.longlong, t C.longlong, timeoutMs C.int, queued *C.ulong
 	}
 	timeout := time.Duration(max(0, min(int(timeoutMs), 60_000))) * time.Millisecond
 	reply, n, err := conn.Wait(int64(t), timeout)
+	if err != nil || reply == nil {
+		return nil
+	}
+	if queued != nil {
+		*queued = C.ulonglong(n)
+	}
+	return cstring(reply)
+}
+
+// shellport_start_wait is shellport_start and shellport_wait in one
+// crossing: it sends the request and returns its reply if it comes within
+// timeout_ms milliseconds (capped at 60 s), the ticket then spent. Otherwise
+// it returns NULL, and *ticket says why: > 0, the ticket to go on with
+// shellport_wait or shellport_forget; 0, a notification (no reply comes);
+// -1, an unknown or closed handle or a NULL request; -2, the library
+// failed. queued is as for shellport_wait. With a NULL ticket nothing is
+// sent and NULL is returned. A call to the file editor runs inside it, so
+// a blocking caller gets such a reply with one call (issue 16).
+//
+//export shellport_start_wait
+func shellport_start_wait(h C.longlong, request *C.char, timeoutMs C.int, ticket *C.longlong, queued *C.ulonglong) (out *C.char) {
+	if ticket == nil {
+		return nil
+	}
+	*ticket = -2
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	testOnlyEnter()
+	conn := lookup(h)
+	if conn == nil || request == nil {
+		*ticket = -1
+		return nil
+	}
+	timeout := time.Duration(max(0, min(int(timeoutMs), 60_000))) * time.Millisecond
+	id, reply, n, err := conn.StartWait([]byte(C.GoString(request)), timeout)
+	if id == 0 && err != nil {
+		*ticket = -1 // nothing was sent: the connection is closed
+		return nil
+	}
+	*ticket = C.longlong(id)
 	if err != nil || reply == nil {
 		return nil
 	}

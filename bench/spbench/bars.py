@@ -367,15 +367,19 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "tool's own work (stat, open and read of the file, its numbered text and "
             "presentation card), the MCP result encoded, and in Python the reply decoded and "
             "turned into a ToolResult. Since issue 16 the editor's call runs on the caller's "
-            "own thread inside shellport_start, with no goroutine hand-off and wake-up "
-            "either way (context switches per call 4.8 → 0.5); a plain request is read in "
-            "one pass per level (envelope, params, arguments) instead of thirteen passes in "
-            "all, and a view makes 6 system calls instead of 8 (BenchmarkStartWaitView: "
-            "about 45% less CPU, 88 allocations instead of 138). What is left is CPU: the "
-            "reply's encoding with encoding/json (maps and the card's raw input), and in "
-            "Python the request's encoding, the reply's decoding and the ToolResult "
-            "(together about 40% of the call); caching each session's part of the request "
-            "and fewer objects per reply are what would come next.",
+            "own thread inside the crossing that delivers it (shellport_start_wait: request "
+            "and reply in one crossing), with no goroutine hand-off and wake-up either way "
+            "(context switches per call 4.8 → 0.5); a plain request is read in one pass per "
+            "level (envelope, params, arguments) instead of thirteen passes in all, a view "
+            "makes 6 system calls instead of 8, and the result writes its own JSON instead "
+            "of going through encoding/json (BenchmarkStartWaitView: 138 → 72 allocations, "
+            "about half the CPU). In Python a session's part of the request is encoded once "
+            "and only the arguments per call. What is left is CPU, about half in Go (the "
+            "request's decoding, the session and context bookkeeping, the file's six system "
+            "calls, about 40 µs) and half in Python, where decoding the reply (a JSON object "
+            "of about 40 values: the MCP result and its presentation card) is the largest "
+            "single part, run with caches cooled by the Go half; a reply that Python reads "
+            "in fewer objects would change the result's shape.",
         )
     )
     vs_floor = {n: _get(pt, "ratios", n, "floor", "median") for n in SP}
@@ -454,7 +458,7 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "own Go work (BenchmarkRoundTripTrue, without JSON-RPC or Python) is about 55 to "
             "60 µs per call (70 to 110 before issue 16's wake-up changes); the rest is the call's "
             "way through JSON-RPC, the C ABI and Python (a no-op editor call costs the host "
-            "about 160 to 190 µs). Bash's share, measured alone, fell from "
+            "about 110 to 135 µs, 130 to 165 before issue 16's second no-op round). Bash's share, measured alone, fell from "
             "about 300 to 235 µs per command when its system calls went from 127 to 66, "
             "and about a fifth more with 15 commands and 56 system calls per turn instead "
             "of 19 and 66 (see the row above); what is left of it is bash interpreting the "

@@ -222,18 +222,45 @@ static void testTickets(void) {
     check(has(m, "\"hi\""), "the notice went to recv", m);
     shellport_free(m);
     check(shellport_recv(h, 0) == NULL, "the reply did not also go to recv", NULL);
+    /* shellport_start_wait: both halves in one crossing. */
+    long long t2 = 0;
+    queued = 0;
+    r = shellport_start_wait(h, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"session\":\"s\",\"name\":\"_notify\",\"arguments\":{\"text\":\"ho\"}}}", 10000, &t2, &queued);
+    for (int i = 0; i < 200 && r == NULL && t2 > 0; i++) r = shellport_wait(h, t2, 100, &queued); /* a hang guard */
+    check(t2 > 0 && has(r, "\"id\":5,") && has(r, "queued"), "start_wait gets the reply", r);
+    check(queued == 3, "start_wait: the notice was queued before the reply", NULL);
+    shellport_free(r);
+    check(shellport_wait(h, t2, 0, NULL) == NULL, "start_wait spends the ticket", NULL);
+    m = recvUntil(h, "\"ho\"");
+    check(m != NULL, "start_wait: the notice went to recv", m);
+    shellport_free(m);
+    check(shellport_recv(h, 0) == NULL, "start_wait: the reply did not also go to recv", NULL);
+    t2 = 7;
+    check(shellport_start_wait(h, "{\"jsonrpc\":\"2.0\",\"method\":\"$/ping\"}", 10, &t2, NULL) == NULL && t2 == 0,
+          "start_wait: a notification has no ticket", NULL);
     check(shellport_start(h, "{\"jsonrpc\":\"2.0\",\"method\":\"$/ping\"}") == 0, "a notification has no ticket", NULL);
     t = shellport_start(h, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"session\":\"s\",\"name\":\"_sleep\",\"arguments\":{\"ms\":60000}}}");
     check(t > 0 && shellport_wait(h, t, 10, NULL) == NULL, "wait times out", NULL);
     check(shellport_forget(h, t) == 0 && shellport_wait(h, t, 0, NULL) == NULL, "a forgotten ticket gives nothing", NULL);
+    r = shellport_start_wait(h, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"session\":\"s\",\"name\":\"_sleep\",\"arguments\":{\"ms\":60000}}}", 10, &t2, NULL);
+    check(r == NULL && t2 > 0, "start_wait times out with a ticket", r);
+    check(shellport_forget(h, t2) == 0 && shellport_wait(h, t2, 0, NULL) == NULL, "start_wait: its ticket can be forgotten", NULL);
+    check(shellport_start_wait(h, NULL, 10, &t2, NULL) == NULL && t2 == -1, "start_wait NULL request", NULL);
+    check(shellport_start_wait(999999, "{}", 10, &t2, NULL) == NULL && t2 == -1, "start_wait unknown handle", NULL);
+    check(shellport_start_wait(h, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}", 10, NULL, NULL) == NULL,
+          "start_wait with a NULL ticket returns NULL", NULL);
     check(shellport_start(h, NULL) == -1, "start NULL request", NULL);
     check(shellport_start(999999, "{}") == -1 && shellport_forget(999999, 1) == -1 &&
               shellport_wait(999999, 1, 0, NULL) == NULL, "tickets of an unknown handle", NULL);
     t = shellport_start(h, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"session\":\"s\",\"name\":\"_sleep\",\"arguments\":{\"ms\":60000}}}");
     check(shellport_close(h) == 0, "close", NULL);
     check(shellport_wait(h, t, 10, NULL) == NULL && shellport_start(h, "{}") == -1, "tickets after close", NULL);
+    t2 = 7;
+    check(shellport_start_wait(h, "{}", 10, &t2, NULL) == NULL && t2 == -1, "start_wait after close", NULL);
     shellport_testonly_panic_next(1);
     check(shellport_start(h, "{}") == -2, "start panic is -2", NULL);
+    shellport_testonly_panic_next(1);
+    check(shellport_start_wait(h, "{}", 0, &t2, NULL) == NULL && t2 == -2, "start_wait panic is -2", NULL);
     shellport_testonly_panic_next(1);
     r = shellport_wait(h, 1, 0, NULL);
     check(has(r, "shellport_wait panicked"), "wait panic is an internal error", r);

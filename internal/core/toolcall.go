@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shellport/shellport/internal/jsonappend"
 	"github.com/shellport/shellport/internal/rpc"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/output"
@@ -37,6 +38,42 @@ type CallResult struct {
 	IsError           bool             `json:"isError"`
 	StructuredContent map[string]any   `json:"structuredContent,omitempty"`
 	Meta              map[string]any   `json:"_meta,omitempty"`
+}
+
+// AppendJSON implements jsonappend.Appender: the reply's result without
+// encoding/json's reflection, the same bytes (issue 16).
+func (r *CallResult) AppendJSON(dst []byte) ([]byte, bool) {
+	if r == nil {
+		return append(dst, "null"...), true
+	}
+	if r.Content == nil {
+		dst = append(dst, `{"content":null`...)
+	} else {
+		dst = append(dst, `{"content":[`...)
+		for i, c := range r.Content {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = c.AppendJSONTo(dst)
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, `,"isError":`...)
+	dst = jsonappend.Bool(dst, r.IsError)
+	var ok bool
+	if len(r.StructuredContent) > 0 {
+		dst = append(dst, `,"structuredContent":`...)
+		if dst, ok = jsonappend.Map(dst, r.StructuredContent); !ok {
+			return dst, false
+		}
+	}
+	if len(r.Meta) > 0 {
+		dst = append(dst, `,"_meta":`...)
+		if dst, ok = jsonappend.Map(dst, r.Meta); !ok {
+			return dst, false
+		}
+	}
+	return append(dst, '}'), true
 }
 
 // toolsCall admits a call in arrival order and returns the job that runs it.

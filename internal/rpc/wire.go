@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shellport/shellport/internal/jsonappend"
 	"github.com/shellport/shellport/internal/strictjson"
 )
 
@@ -301,6 +302,22 @@ func idOf(msg []byte) ID {
 func EncodeResponse(id ID, result any, rpcErr *Error) ([]byte, error) {
 	if rpcErr == nil && result == nil {
 		result = struct{}{}
+	}
+	if a, ok := result.(jsonappend.Appender); ok && rpcErr == nil {
+		// A tool call's result writes itself: the same bytes as
+		// encoding/json, without its reflection (issue 16).
+		const head = `{"jsonrpc":"2.0","id":`
+		out := make([]byte, 0, 1024)
+		out = append(out, head...)
+		if len(id) == 0 {
+			out = append(out, "null"...)
+		} else {
+			out = append(out, id...)
+		}
+		out = append(out, `,"result":`...)
+		if out, ok = a.AppendJSON(out); ok {
+			return append(out, '}'), nil
+		}
 	}
 	var res, errJSON []byte
 	var err error

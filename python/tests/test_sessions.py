@@ -281,3 +281,47 @@ def test_pending_futures_are_settled(ort: shellport.Runtime, tmp_path: Path) -> 
     f = start(ort, "tools/call", {"session": s.id, "name": "_echo", "arguments": {"k": 1}})
     assert isinstance(f, concurrent.futures.Future)
     assert text(f.result(30)) == '{"k":1}'
+
+
+def test_issue16_encoded_call_params_are_the_general_ones(
+    ort: shellport.Runtime, tmp_path: Path
+) -> None:
+    """Session.call encodes each tool's {session, name} once and only the
+    arguments per call; what reaches the runtime, and every error for
+    arguments that cannot be encoded, is what the general path gives."""
+    import json
+    import types
+
+    from shellport._models import call_params, encoded_call_params
+
+    prefixes: dict[str, bytes] = {}
+    for args in (None, {}, {"command": "view", "path": "/t/ü \u2028 😀", "n": [1, 2.5, None]}):
+        encoded = encoded_call_params(prefixes, 's\u00e9"x', "str_replace_editor", args)
+        assert encoded is not None
+        assert json.loads(encoded) == call_params('s\u00e9"x', "str_replace_editor", args)
+    # Anything but a plain dict, and a name that is not a str, go the general way.
+    assert encoded_call_params(prefixes, "s", "t", types.MappingProxyType({"a": 1})) is None
+    assert encoded_call_params(prefixes, "s", "t", [1]) is None  # type: ignore[arg-type]
+    assert encoded_call_params(prefixes, "s", ["t"], {}) is None  # type: ignore[arg-type]
+
+    (tmp_path / "f.txt").write_text("a\n")
+    s = ort.session(tmp_path)
+    path = str(tmp_path / "f.txt")
+    plain = s.call("str_replace_editor", {"command": "view", "path": path})
+    view = types.MappingProxyType({"command": "view", "path": path})
+    proxied = s.call("str_replace_editor", view)
+    assert plain.text == proxied.text == "     1\ta"
+    assert plain == proxied
+    assert plain.raw == proxied.raw
+    circular: dict[str, Any] = {"command": "view"}
+    circular["path"] = circular
+    with pytest.raises(ValueError, match="Circular reference"):
+        s.call("str_replace_editor", circular)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        s.call("str_replace_editor", {"command": "view", "path": object()})
+    with pytest.raises(ValueError, match="Out of range float"):
+        s.call("str_replace_editor", {"command": "view", "path": float("nan")})
+    with pytest.raises(TypeError, match="non-empty str"):
+        s.call("", {"command": "view", "path": path})
+    # The session still works after every refusal: nothing half-sent.
+    assert s.call("str_replace_editor", {"command": "view", "path": path}).text == "     1\ta"

@@ -141,6 +141,36 @@ func BenchmarkStartWaitView(b *testing.B) {
 	}
 }
 
+// BenchmarkStartWaitViewOneStep is BenchmarkStartWaitView through
+// StartWait, the one crossing a blocking Python call makes since
+// shellport_start_wait (issue 16).
+func BenchmarkStartWaitViewOneStep(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tiny.txt"), []byte("a\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	c := OpenOptions(core.Options{SpawnHelper: testkit.SpawnHelper(b)})
+	defer c.Close()
+	if _, err := c.Call([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":%q,"id":"a"}}`, dir))); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		t, reply, _, err := c.StartWait([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"session":"a","name":"str_replace_editor","arguments":{"command":"view","path":%q}}}`, i, filepath.Join(dir, "tiny.txt"))), 250*time.Millisecond)
+		for err == nil && reply == nil {
+			reply, _, err = c.Wait(t, 250*time.Millisecond)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !bytes.Contains(reply, []byte(`"isError":false`)) {
+			b.Fatalf("%s", reply)
+		}
+	}
+}
+
 // BenchmarkRecvMany is the reader's side of a burst of notifications: 64
 // queued messages taken one Recv at a time or in one RecvMany (issue 16).
 func BenchmarkRecvMany(b *testing.B) {

@@ -244,6 +244,22 @@ func (c *Conn) Start(msg []byte) (int64, error) {
 	return id, nil
 }
 
+// StartWait is Start followed by Wait on its ticket, for a caller that
+// crosses into the library once per call (the C ABI's
+// shellport_start_wait, issue 16): a quick tool's reply is there when Start
+// returns, so the common call never waits here. It returns the ticket (0
+// for a notification), and the reply with its queued count when it came
+// within timeout; with a nil reply and a ticket > 0 the caller goes on with
+// Wait or Forget.
+func (c *Conn) StartWait(msg []byte, timeout time.Duration) (int64, []byte, uint64, error) {
+	id, err := c.Start(msg)
+	if err != nil || id == 0 {
+		return id, nil, 0, err
+	}
+	reply, queued, err := c.Wait(id, timeout)
+	return id, reply, queued, err
+}
+
 // Wait returns the reply to the request of ticket id and how many messages
 // had been queued for Recv when it came, waiting up to timeout. It returns
 // a nil reply on timeout, ErrClosed once the connection is closed, and

@@ -2,6 +2,7 @@ package inproc
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -236,5 +237,44 @@ func TestStartRunsQuickCallsOnTheCaller(t *testing.T) {
 	}
 	if msg, _ := c.Recv(0); msg != nil {
 		t.Fatalf("a ticket's reply leaked into Recv: %s", msg)
+	}
+}
+
+// TestStartWait is Start and Wait in one step (shellport_start_wait, issue
+// 16): a quick call comes back with its reply and its ticket spent, a slow
+// one with a ticket to go on waiting with, a notification with none.
+func TestStartWait(t *testing.T) {
+	c := OpenOptions(core.Options{Config: core.Config{TestTools: true}, SpawnHelper: testkit.SpawnHelper(t)})
+	defer c.Close()
+	if _, err := c.Call([]byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","id":"s"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	id, reply, _, err := c.StartWait([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"session":"s","name":"_echo","arguments":{"x":1}}}`), 0)
+	if err != nil || id <= 0 || !strings.Contains(string(reply), `"id":2,`) {
+		t.Fatalf("StartWait of a quick call: ticket %d, %s, %v", id, reply, err)
+	}
+	if _, _, err := c.Wait(id, 0); !errors.Is(err, ErrUnknownTicket) {
+		t.Fatalf("the ticket of a collected reply is still known: %v", err)
+	}
+	id, reply, _, err = c.StartWait([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"session":"s","name":"_sleep","arguments":{"ms":60000}}}`), time.Millisecond)
+	if err != nil || id <= 0 || reply != nil {
+		t.Fatalf("StartWait of a slow call: ticket %d, %s, %v", id, reply, err)
+	}
+	if err := c.Send([]byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":3}}`)); err != nil {
+		t.Fatal(err)
+	}
+	reply, _, err = c.Wait(id, 20*time.Second) // a hang guard
+	if err != nil || !strings.Contains(string(reply), "-32800") {
+		t.Fatalf("cancelled sleep: %s, %v", reply, err)
+	}
+	if id, reply, _, err = c.StartWait([]byte(`{"jsonrpc":"2.0","method":"$/ping"}`), time.Millisecond); id != 0 || reply != nil || err != nil {
+		t.Fatalf("StartWait of a notification: ticket %d, %s, %v", id, reply, err)
+	}
+	if msg, _ := c.Recv(0); msg != nil {
+		t.Fatalf("a ticket's reply leaked into Recv: %s", msg)
+	}
+	_ = c.Close()
+	if id, _, _, err = c.StartWait([]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`), 0); id != 0 || !errors.Is(err, ErrClosed) {
+		t.Fatalf("StartWait after close: ticket %d, %v", id, err)
 	}
 }

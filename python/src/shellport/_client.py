@@ -27,8 +27,7 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from ._debug import DEBUG, log, wire_log
 from ._exceptions import (
@@ -40,7 +39,7 @@ from ._exceptions import (
     TransportError,
     _rpc_error,
 )
-from ._transports.base import CLOSED, BaseTransport, encode
+from ._transports.base import CLOSED, BaseTransport, encode, encode_string
 
 if TYPE_CHECKING:
     import asyncio  # imported where a coroutine needs it: never at import time
@@ -57,6 +56,10 @@ _WIRE_CLIP = 64 << 10
 PING_METHOD = "$/ping"  # what the heartbeat sends (docs/PROTOCOL.md)
 
 Result = dict[str, Any]
+
+#: A request's params: an object to encode, or its JSON already encoded
+#: (Session.call keeps its part of every tools/call request encoded, issue 16).
+Params = Union[Mapping[str, Any], bytes]
 
 
 class _LoopReplies:
@@ -115,12 +118,21 @@ class _LoopFuture:
         self.replies.put(self.future, None, exception)
 
 
-@dataclass
 class _Pending:
-    # None: the caller waits itself (the transport holds its reply)
-    future: concurrent.futures.Future[Result] | _LoopFuture | None
-    method: str
-    size: int
+    """A request waiting for its reply (one per call: a plain class, cheap to make)."""
+
+    __slots__ = ("future", "method", "size")
+
+    def __init__(
+        self,
+        # None: the caller waits itself (the transport holds its reply)
+        future: concurrent.futures.Future[Result] | _LoopFuture | None,
+        method: str,
+        size: int,
+    ) -> None:
+        self.future = future
+        self.method = method
+        self.size = size
 
 
 OutputCallback = Callable[[str], Any]
@@ -239,7 +251,7 @@ class Connection:
     # --- requests ------------------------------------------------------------------
 
     def start(
-        self, method: str, params: Mapping[str, Any], live: _LiveOutput | None = None
+        self, method: str, params: Params, live: _LiveOutput | None = None
     ) -> tuple[int, concurrent.futures.Future[Result]]:
         """Send a request and return its id and the future of its result.
 
@@ -253,14 +265,14 @@ class Connection:
     def _send_request(
         self,
         method: str,
-        params: Mapping[str, Any],
+        params: Params,
         future: concurrent.futures.Future[Result] | _LoopFuture,
         live: _LiveOutput | None = None,
     ) -> int:
         """Send a request whose reply the reader thread gives to future; its id."""
         self.check()
         request_id = next(self._ids)
-        data = encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        data = _request(request_id, method, params)
         with self._lock:
             if self._dead is not None:
                 raise _copy(self._dead)
@@ -329,13 +341,13 @@ class Connection:
             self.cancel(request_id)
             raise
 
-    def call(self, method: str, params: Mapping[str, Any], timeout: float | None = None) -> Result:
+    def call(self, method: str, params: Params, timeout: float | None = None) -> Result:
         """Send a request and wait for its result."""
         if self._sync:
             return self._call_sync(method, params, timeout)
         return self.wait(*self.start(method, params), timeout=timeout)
 
-    def _call_sync(self, method: str, params: Mapping[str, Any], timeout: float | None) -> Result:
+    def _call_sync(self, method: str, params: Params, timeout: float | None) -> Result:
         """call() in the calling thread: the transport holds the reply for us.
 
         Ctrl-C or a timeout while waiting cancels the request and forgets
@@ -343,7 +355,7 @@ class Connection:
         """
         self.check()
         request_id = next(self._ids)
-        data = encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        data = _request(request_id, method, params)
         pending = _Pending(None, method, len(data))
         with self._lock:
             if self._dead is not None:
@@ -352,8 +364,18 @@ class Connection:
         try:
             if wire_log.isEnabledFor(DEBUG):
                 wire_log.debug("-> %s", _wire_text(data))
-            ticket = self.transport.start_call(data)
-            reply, queued = self._wait_ticket(request_id, ticket, timeout)
+            step = WAIT_SLICE if timeout is None else min(WAIT_SLICE, timeout)
+            try:
+                # The first slice of the wait goes with the request, in one
+                # crossing: an editor call returns with its reply (issue 16).
+                ticket, got, queued = self.transport.start_wait_call(data, step)
+            except KeyboardInterrupt:
+                self.cancel(request_id)
+                raise
+            if got is None:
+                reply, queued = self._wait_ticket(request_id, ticket, timeout, step)
+            else:
+                reply = got
         finally:
             with self._lock:
                 self._pending.pop(request_id, None)
@@ -373,15 +395,16 @@ class Connection:
         return _outcome(pending, message, reply)
 
     def _wait_ticket(
-        self, request_id: int, ticket: int, timeout: float | None
+        self, request_id: int, ticket: int, timeout: float | None, spent: float = 0.0
     ) -> tuple[bytes, int]:
-        remaining = timeout
+        remaining = None if timeout is None else timeout - spent
         try:
             while True:
                 step = WAIT_SLICE if remaining is None else min(WAIT_SLICE, remaining)
-                got = self.transport.wait_call(ticket, step)
-                if got is not None:
-                    return got
+                if remaining is None or remaining > 0:
+                    got = self.transport.wait_call(ticket, step)
+                    if got is not None:
+                        return got
                 self.check()
                 if remaining is not None:
                     remaining -= step
@@ -404,7 +427,7 @@ class Connection:
             finally:
                 self._behind -= 1
 
-    async def acall(self, method: str, params: Mapping[str, Any]) -> Result:
+    async def acall(self, method: str, params: Params) -> Result:
         """Send a request and await its result.
 
         The reply reaches the loop through _LoopReplies, with the others
@@ -426,9 +449,7 @@ class Connection:
             self.cancel(request_id)
             raise
 
-    def call_live(
-        self, method: str, params: Mapping[str, Any], on_output: OutputCallback
-    ) -> Result:
+    def call_live(self, method: str, params: Params, on_output: OutputCallback) -> Result:
         """call(), handing each piece of live output to on_output on this thread.
 
         Every piece arrives before the reply, so all of them have been passed
@@ -452,9 +473,7 @@ class Connection:
         finally:
             self._drop_live(request_id)
 
-    async def acall_live(
-        self, method: str, params: Mapping[str, Any], on_output: OutputCallback
-    ) -> Result:
+    async def acall_live(self, method: str, params: Params, on_output: OutputCallback) -> Result:
         """acall(), handing each piece of live output to on_output on the event loop.
 
         on_output may be a coroutine function: each call is awaited before
@@ -701,13 +720,36 @@ class Connection:
             self._die(TransportClosed(CLOSED))
 
 
-_decode = json.JSONDecoder().decode  # made once, as json.loads would use
+_decoder = json.JSONDecoder()  # made once, as json.loads would use
+_decode = _decoder.decode
+_scan = _decoder.scan_once  # type: ignore[attr-defined]  # the C scanner json itself uses
+_method_json: dict[str, bytes] = {}
+
+
+def _request(request_id: int, method: str, params: Params) -> bytes:
+    """One request, encoded; params already encoded (bytes) go in as they are."""
+    if not isinstance(params, bytes):
+        return encode({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+    name = _method_json.get(method)
+    if name is None:
+        name = _method_json[method] = encode_string(method)
+    return b'{"jsonrpc":"2.0","id":%d,"method":%s,"params":%s}' % (request_id, name, params)
 
 
 def _parse(data: bytes) -> dict[str, Any]:
     """Decode one message from the runtime; ProtocolError if it is not a JSON object."""
     try:
-        message = _decode(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        # The runtime sends one compact object per message: scanning it
+        # directly skips json's two whitespace passes around it. Anything
+        # else (whitespace, trailing text, not JSON) takes the full decoder,
+        # which also words the error.
+        try:
+            message, end = _scan(text, 0)
+        except StopIteration:
+            end = -1
+        if end != len(text):
+            message = _decode(text)
     except ValueError as exc:  # UnicodeDecodeError is one too
         raise ProtocolError(
             f"the runtime sent a line that is not JSON ({exc}): {_clip(data)}"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ProtocolError
+from ._transports.base import encode, encode_string
 
 if TYPE_CHECKING:
     from ._client import Connection
@@ -55,6 +56,33 @@ def call_params(
     return params
 
 
+def encoded_call_params(
+    prefixes: dict[str, bytes], session: str, name: str, arguments: Mapping[str, Any] | None
+) -> bytes | None:
+    """call_params already encoded as JSON, or None where call_params must do.
+
+    The session and tool name part is encoded once per session and tool and
+    kept in prefixes; only the arguments are encoded per call (issue 16).
+    Anything but a plain dict (or None) goes the general way.
+    """
+    if arguments is None:
+        arguments = {}
+    elif type(arguments) is not dict:
+        return None
+    if type(name) is not str:
+        return None  # call_params words the error
+    prefix = prefixes.get(name)
+    if prefix is None:
+        if not name:
+            return None
+        prefix = b'{"session":%s,"name":%s,"arguments":' % (
+            encode_string(session),
+            encode_string(name),
+        )
+        prefixes[name] = prefix
+    return prefix + encode(arguments) + b"}"
+
+
 def present_params(
     name: str,
     arguments: Any,
@@ -100,14 +128,21 @@ def parse_tool_result(result: Mapping[str, Any]) -> ToolResult:
     structured = result.get("structuredContent")
     meta = result.get("_meta")
     presentation = meta.get("presentation") if isinstance(meta, dict) else None
-    return ToolResult(
-        text="\n".join(texts),
+    # What the dataclass's __init__ would set, without its six
+    # object.__setattr__ calls: one per call adds up (issue 16).
+    made = _new_result(ToolResult)
+    made.__dict__.update(
+        text=texts[0] if len(texts) == 1 else "\n".join(texts),
         is_error=result.get("isError") is True,
         meta=dict(structured) if isinstance(structured, dict) else {},
         presentation=dict(presentation) if isinstance(presentation, dict) else {},
         content=list(content),
         raw=dict(result),
     )
+    return made
+
+
+_new_result = object.__new__
 
 
 def list_tools(

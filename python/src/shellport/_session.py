@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from ._client import Connection
 from ._exceptions import ShellportError
-from ._models import ToolResult, call_params, list_tools, parse_tool_result, present_params
+from ._models import (
+    ToolResult,
+    call_params,
+    encoded_call_params,
+    list_tools,
+    parse_tool_result,
+    present_params,
+)
 
 if TYPE_CHECKING:  # for the annotation of Session.runtime only
     from ._runtime import Runtime
@@ -38,6 +45,7 @@ class Session:
         self._cwd = cwd
         self._sandbox = sandbox
         self._closed = False
+        self._prefixes: dict[str, bytes] = {}  # each tool's encoded call params up to its arguments
 
     @property
     def id(self) -> str:
@@ -111,6 +119,10 @@ class Session:
         result is exactly what it is without it. If on_output raises, the
         call goes on and it is not called again (the error is logged).
         """
+        if on_output is None and call_id is None:
+            encoded = encoded_call_params(self._prefixes, self._id, name, arguments)
+            if encoded is not None:
+                return parse_tool_result(self._conn.call("tools/call", encoded))
         params = call_params(self._id, name, arguments, call_id)
         if on_output is None:
             return parse_tool_result(self._conn.call("tools/call", params))
@@ -130,6 +142,10 @@ class Session:
         ``on_output`` is as for ``call``, run on the event loop; it may be a
         coroutine function (each piece is awaited before the next).
         """
+        if on_output is None and call_id is None:
+            encoded = encoded_call_params(self._prefixes, self._id, name, arguments)
+            if encoded is not None:
+                return parse_tool_result(await self._conn.acall("tools/call", encoded))
         params = call_params(self._id, name, arguments, call_id)
         if on_output is None:
             return parse_tool_result(await self._conn.acall("tools/call", params))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, Union
 
@@ -34,8 +34,43 @@ FORKED = (
 
 
 # Made once: json.dumps with options builds a new encoder on every call.
-_encode_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_text_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _encode_ascii = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+def _direct_text_encoder() -> Callable[[Any], str]:
+    """_text_encoder.encode for a dict, without its Python layers (issue 16).
+
+    JSONEncoder.encode goes through iterencode, which builds the C encoder
+    anew on each call; building it here with the same options (and a fresh
+    circular-reference memo per call, as iterencode does) saves most of a
+    small request's encoding time. Where the C encoder is missing or takes
+    other arguments (another interpreter), the probe below fails and the
+    plain encode is used.
+    """
+    plain = _text_encoder.encode
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return plain
+    enc = _text_encoder
+    default, basestring = enc.default, json.encoder.encode_basestring
+    join = "".join
+
+    def encode_text(o: Any) -> str:
+        if type(o) is not dict:
+            return plain(o)
+        return join(make({}, default, basestring, None, ":", ",", False, False, False)(o, 0))
+
+    probe = {"a": [1, 2.5, "x\u00e9\n", None, True], "b": {"c": -0.0}}
+    try:
+        if encode_text(probe) != plain(probe):
+            return plain
+    except Exception:  # a C encoder of another shape
+        return plain
+    return encode_text
+
+
+_encode_text = _direct_text_encoder()
 
 
 def encode(message: Message) -> bytes:
@@ -51,6 +86,14 @@ def encode(message: Message) -> bytes:
         # every transport (an isError result naming the argument, or
         # invalid params) instead of running it with U+FFFD in its place.
         return _encode_ascii(message).encode("ascii")
+
+
+def encode_string(text: str) -> bytes:
+    """One JSON string, encoded as encode would put it in a message."""
+    try:
+        return _text_encoder.encode(text).encode("utf-8")
+    except UnicodeEncodeError:
+        return _encode_ascii(text).encode("ascii")
 
 
 class BaseTransport:
@@ -99,10 +142,9 @@ class BaseTransport:
         It takes no lock: after fork() a lock may be held by a thread that
         does not exist in the child.
         """
-        if self.forked:
-            raise TransportClosed(
-                FORKED.format(owner=self._owner_pid, pid=os.getpid(), why=self.fork_reason)
-            )
+        owner = self._owner_pid
+        if owner is not None and owner != os.getpid():
+            raise TransportClosed(FORKED.format(owner=owner, pid=os.getpid(), why=self.fork_reason))
         if self.closed:
             raise TransportClosed(CLOSED)
 
@@ -118,6 +160,16 @@ class BaseTransport:
     def start_call(self, data: bytes) -> int:
         """Send a request whose reply only wait_call returns; its ticket (0: none comes)."""
         raise NotImplementedError
+
+    def start_wait_call(self, data: bytes, timeout: float) -> tuple[int, bytes | None, int]:
+        """start_call, then wait_call for at most timeout: (ticket, reply or None, queued).
+
+        A transport that can do both in one step overrides it (the library,
+        with one crossing).
+        """
+        ticket = self.start_call(data)
+        got = self.wait_call(ticket, timeout)
+        return (ticket, None, 0) if got is None else (ticket, got[0], got[1])
 
     def wait_call(self, ticket: int, timeout: float) -> tuple[bytes, int] | None:
         """The reply of ticket and how many messages receive had before it, or None.

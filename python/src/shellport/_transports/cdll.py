@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+from ctypes import byref, string_at
 
 from .._exceptions import LibraryNotFound, ProtocolError, TransportClosed, TransportError
 from .._native import foreign_file_hint
@@ -44,6 +45,7 @@ class _Library:
             self.start = lib.shellport_start
             self.wait = lib.shellport_wait
             self.forget = lib.shellport_forget
+            self.start_wait = lib.shellport_start_wait
             self.recv_many = lib.shellport_recv_many
             self._version = lib.shellport_version
         except AttributeError as exc:
@@ -66,6 +68,14 @@ class _Library:
             ctypes.POINTER(ctypes.c_ulonglong),
         ]
         self.wait.restype = ctypes.c_void_p
+        self.start_wait.argtypes = [
+            ctypes.c_longlong,
+            ctypes.c_char_p,
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_longlong),
+            ctypes.POINTER(ctypes.c_ulonglong),
+        ]
+        self.start_wait.restype = ctypes.c_void_p
         self.forget.argtypes, self.forget.restype = (
             [ctypes.c_longlong, ctypes.c_longlong],
             ctypes.c_int,
@@ -199,6 +209,39 @@ class CDLLTransport(BaseTransport):
         if ticket < 0:
             raise TransportError(f"shellport_start failed with status {ticket}")
         return ticket
+
+    def start_wait_call(self, data: bytes, timeout: float) -> tuple[int, bytes | None, int]:
+        # One crossing (shellport_start_wait) where start_call and
+        # wait_call take two: an editor call's reply is there when the
+        # request has been delivered (issue 16).
+        if b"\0" in data:
+            raise ProtocolError("a message for the C ABI cannot contain a raw NUL byte")
+        self.check()
+        ms = max(0, min(int(timeout * 1000), 60_000))
+        ticket = ctypes.c_longlong(0)
+        queued = ctypes.c_ulonglong(0)
+        lib = self._lib
+        try:
+            pointer = lib.start_wait(self._handle, data, ms, byref(ticket), byref(queued))
+        except BaseException:
+            # Ctrl-C as the call returned: the reply, if any, is given up.
+            if ticket.value > 0:
+                lib.forget(self._handle, ticket.value)
+            raise
+        if pointer:
+            try:
+                reply = string_at(pointer)
+            finally:
+                lib.free(pointer)
+            return ticket.value, reply, queued.value
+        t = ticket.value
+        if t == -1:
+            self.check()
+            raise TransportClosed(f"the library no longer knows handle {self._handle}")
+        if t <= 0:
+            raise TransportError(f"shellport_start_wait failed with status {t}")
+        self.check()  # NULL is also how a handle closed meanwhile answers
+        return t, None, 0
 
     def wait_call(self, ticket: int, timeout: float) -> tuple[bytes, int] | None:
         self.check()
