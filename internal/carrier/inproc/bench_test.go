@@ -104,20 +104,27 @@ func BenchmarkStartWaitEcho(b *testing.B) {
 	}
 }
 
-// BenchmarkStartWaitView is the no-op case of docs/BENCHMARKS.md (an editor
-// view of a 2-byte file) on the path a blocking Python call takes over the
-// C ABI: since issue 16 the editor's call runs inside Start, on the
-// caller's goroutine.
-func BenchmarkStartWaitView(b *testing.B) {
+// openViewSession opens a connection with session "a" in a directory
+// holding tiny.txt, a 2-byte file; the connection closes with b.
+func openViewSession(b *testing.B) (*Conn, string) {
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "tiny.txt"), []byte("a\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	c := OpenOptions(core.Options{SpawnHelper: testkit.SpawnHelper(b)})
-	defer c.Close()
+	b.Cleanup(func() { c.Close() })
 	if _, err := c.Call([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":%q,"id":"a"}}`, dir))); err != nil {
 		b.Fatal(err)
 	}
+	return c, dir
+}
+
+// BenchmarkStartWaitView is the no-op case of docs/BENCHMARKS.md (an editor
+// view of a 2-byte file) on the path a blocking Python call takes over the
+// C ABI: since issue 16 the editor's call runs inside Start, on the
+// caller's goroutine.
+func BenchmarkStartWaitView(b *testing.B) {
+	c, dir := openViewSession(b)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -145,15 +152,7 @@ func BenchmarkStartWaitView(b *testing.B) {
 // StartWait, the one crossing a blocking Python call makes since
 // shellport_start_wait (issue 16).
 func BenchmarkStartWaitViewOneStep(b *testing.B) {
-	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "tiny.txt"), []byte("a\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	c := OpenOptions(core.Options{SpawnHelper: testkit.SpawnHelper(b)})
-	defer c.Close()
-	if _, err := c.Call([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":%q,"id":"a"}}`, dir))); err != nil {
-		b.Fatal(err)
-	}
+	c, dir := openViewSession(b)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
