@@ -46,18 +46,8 @@ func (r *CallResult) AppendJSON(dst []byte) ([]byte, bool) {
 	if r == nil {
 		return append(dst, "null"...), true
 	}
-	if r.Content == nil {
-		dst = append(dst, `{"content":null`...)
-	} else {
-		dst = append(dst, `{"content":[`...)
-		for i, c := range r.Content {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = c.AppendJSONTo(dst)
-		}
-		dst = append(dst, ']')
-	}
+	dst = append(dst, `{"content":`...)
+	dst = jsonappend.Array(dst, r.Content, tools.TextPart.AppendJSONTo)
 	dst = append(dst, `,"isError":`...)
 	dst = jsonappend.Bool(dst, r.IsError)
 	var ok bool

@@ -64,22 +64,31 @@ func Value(dst []byte, v any) ([]byte, bool) {
 		}
 		return append(dst, ']'), true
 	case []string:
-		if v == nil {
-			return append(dst, "null"...), true
-		}
-		dst = append(dst, '[')
-		for i, e := range v {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = String(dst, e)
-		}
-		return append(dst, ']'), true
+		return Array(dst, v, appendString), true
 	case Appender:
 		return v.AppendJSON(dst)
 	}
 	return dst, false
 }
+
+// Array appends items as a JSON array, each written by each (which cannot
+// fail), or null for a nil slice, as encoding/json writes them. each takes
+// the item first, so a method expression (T.appendJSON) fits.
+func Array[T any](dst []byte, items []T, each func(T, []byte) []byte) []byte {
+	if items == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, e := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = each(e, dst)
+	}
+	return append(dst, ']')
+}
+
+func appendString(s string, dst []byte) []byte { return String(dst, s) }
 
 // Bool appends true or false.
 func Bool(dst []byte, b bool) []byte {

@@ -18,24 +18,12 @@ func (p Presentation) AppendJSON(dst []byte) ([]byte, bool) {
 		dst = jsonappend.String(dst, p.Status)
 	}
 	if len(p.Content) > 0 {
-		dst = append(dst, `,"content":[`...)
-		for i, c := range p.Content {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = c.appendJSON(dst)
-		}
-		dst = append(dst, ']')
+		dst = append(dst, `,"content":`...)
+		dst = jsonappend.Array(dst, p.Content, ContentBlock.appendJSON)
 	}
 	if len(p.Locations) > 0 {
-		dst = append(dst, `,"locations":[`...)
-		for i, l := range p.Locations {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = l.appendJSON(dst)
-		}
-		dst = append(dst, ']')
+		dst = append(dst, `,"locations":`...)
+		dst = jsonappend.Array(dst, p.Locations, Location.appendJSON)
 	}
 	var ok bool
 	if p.RawInput != nil {

@@ -238,25 +238,32 @@ def test_issue10_return_fifo_flood_does_not_stall_the_call(sh: shellport.Session
     expect(sh, "echo $kept", "yes\n")
 
 
-def test_issue10_stolen_report_ends_the_call_clearly(sh: shellport.Session) -> None:
-    # A background job reading the shell's return FIFO takes the driver's
-    # report: the call ends at once saying the status is unknown (or ends
-    # normally when the runtime read the report first), never at the timeout.
+def _call_until_a_job_steals(
+    sh: shellport.Session, fd: int, bs: int, what: str
+) -> shellport.ToolResult:
+    """Start a job reading the shell's descriptor fd through /proc, bs bytes
+    at a time, then call `echo call; false` until a call is not the normal
+    one (the runtime may read first); no call may reach its timeout."""
     job = (
-        "(exec 3</proc/$$/fd/12; while :; do dd bs=64 count=1 <&3 >/dev/null 2>&1; done) & "
+        f"(exec 3</proc/$$/fd/{fd}; while :; do dd bs={bs} count=1 <&3 >/dev/null 2>&1; done) & "
         "sleep 0.2; "
     )
     for i in range(20):
         r = bash(sh, (job if i == 0 else "") + "echo call; false")
         assert r.meta["timedOut"] is False, r.text
-        if r.text == "call\n[exit code: 1]":
-            continue
-        assert "so the status is unknown; the shell was reset" in r.text, r.text
-        assert r.meta["exitCode"] is None
-        assert r.meta["shellReset"] is True
-        break
-    else:
-        pytest.fail("no report was taken in 20 calls")
+        if r.text != "call\n[exit code: 1]":
+            return r
+    pytest.fail(f"no {what} was taken in 20 calls")
+
+
+def test_issue10_stolen_report_ends_the_call_clearly(sh: shellport.Session) -> None:
+    # A background job reading the shell's return FIFO takes the driver's
+    # report: the call ends at once saying the status is unknown (or ends
+    # normally when the runtime read the report first), never at the timeout.
+    r = _call_until_a_job_steals(sh, fd=12, bs=64, what="report")
+    assert "so the status is unknown; the shell was reset" in r.text, r.text
+    assert r.meta["exitCode"] is None
+    assert r.meta["shellReset"] is True
     expect(sh, "false; echo after", "after\n")
 
 
@@ -265,22 +272,11 @@ def test_issue10_lost_command_ends_the_call_clearly(sh: shellport.Session) -> No
     # a later call: that call ends saying so (Linux), never at the timeout.
     if not Path("/proc/self/syscall").exists():
         pytest.skip("no /proc/PID/syscall")
-    job = (
-        "(exec 3</proc/$$/fd/11; while :; do dd bs=1 count=1 <&3 >/dev/null 2>&1; done) & "
-        "sleep 0.2; "
-    )
-    for i in range(20):
-        r = bash(sh, (job if i == 0 else "") + "echo call; false")
-        assert r.meta["timedOut"] is False, r.text
-        if r.text == "call\n[exit code: 1]":
-            continue
-        assert r.text.startswith("[the shell was found waiting for a command"), r.text
-        assert "whether the command ran, and its exit status, are unknown" in r.text
-        assert r.meta["exitCode"] is None
-        assert r.meta["shellReset"] is True
-        break
-    else:
-        pytest.fail("no wake-up was taken in 20 calls")
+    r = _call_until_a_job_steals(sh, fd=11, bs=1, what="wake-up")
+    assert r.text.startswith("[the shell was found waiting for a command"), r.text
+    assert "whether the command ran, and its exit status, are unknown" in r.text
+    assert r.meta["exitCode"] is None
+    assert r.meta["shellReset"] is True
     expect(sh, "false; echo after", "after\n")
 
 
