@@ -393,7 +393,7 @@ func TestThreadExitDoesNotKill(t *testing.T) {
 // report: Lost) and kills what it can still find, the program's session;
 // a process that had also left the session survives. This test pins both
 // halves outside a sandbox; in a sandboxed session the command cannot
-// signal its supervisor at all (issue 12: test_sandbox.py's
+// signal its supervisor at all (issue 12: sandbox/test_modes.py's
 // test_killing_the_supervisor_is_refused, internal/sandbox's escape tests).
 func TestKilledSupervisorIsNoticed(t *testing.T) {
 	inSession, detached := testkit.Marker(), testkit.Marker()

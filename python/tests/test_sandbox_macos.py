@@ -1,6 +1,6 @@
 """Issue 12 on macOS: the Seatbelt backend (sandbox-exec), both transports and profiles.
 
-Linux's own tests (test_sandbox.py) cover Landlock and seccomp in depth;
+Linux's own tests (sandbox/test_modes.py) cover Landlock and seccomp in depth;
 these check that the generated profile lets a shell, its terminal and the
 editor work and holds writes and the network. The macOS CI job runs them.
 """

@@ -21,7 +21,6 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,49 +28,14 @@ import pytest
 import shellport
 from conftest import CONFIG, wait_until
 
+from .kit import bash, confined
+
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"),
     reason="the Linux backend (Landlock and seccomp); macOS's CI job runs test_sandbox_macos",
 )
 
-PROFILES = ["oneshot", "persistent"]
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-
-
-@pytest.fixture(params=PROFILES)
-def profile(request: pytest.FixtureRequest) -> str:
-    name: str = request.param
-    return name
-
-
-@pytest.fixture
-def rt(transport: str, profile: str) -> Iterator[shellport.Runtime]:
-    runtime = shellport.Runtime({**CONFIG, "profile": profile}, transport)
-    try:
-        if runtime.sandbox.get("backend") != "landlock" or not runtime.sandbox.get("seccomp"):
-            pytest.skip(f"no Landlock and seccomp here: {runtime.sandbox.get('reason')}")
-        yield runtime
-    finally:
-        runtime.close()
-
-
-@pytest.fixture
-def dirs(tmp_path: Path) -> tuple[Path, Path]:
-    ws, out = tmp_path / "ws", tmp_path / "out"
-    ws.mkdir()
-    out.mkdir()
-    return ws, out
-
-
-def confined(rt: shellport.Runtime, ws: Path, **extra: object) -> shellport.Session:
-    return rt.session(ws, sandbox={"mode": "workspace-write", "writableTmp": False, **extra})
-
-
-def bash(s: shellport.Session, command: str, **extra: object) -> shellport.ToolResult:
-    args: dict[str, object] = {"command": command, **extra}
-    if s.runtime.profile == "oneshot":
-        args["description"] = "Probe the sandbox"
-    return s.call("bash", args)
 
 
 def attempts(target: Path, other: Path) -> str:

@@ -15,64 +15,19 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import shellport
-from conftest import CONFIG, wait_until
+from conftest import wait_until
+
+from .kit import bash, confined, open_runtime
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"),
     reason="the Linux backend's limits (Landlock and seccomp)",
 )
-
-PROFILES = ["oneshot", "persistent"]
-
-
-@pytest.fixture(params=PROFILES)
-def profile(request: pytest.FixtureRequest) -> str:
-    name: str = request.param
-    return name
-
-
-def open_runtime(transport: str, profile: str) -> shellport.Runtime:
-    runtime = shellport.Runtime({**CONFIG, "profile": profile}, transport)
-    if runtime.sandbox.get("backend") != "landlock" or not runtime.sandbox.get("seccomp"):
-        runtime.close()
-        pytest.skip(f"no Landlock and seccomp here: {runtime.sandbox.get('reason')}")
-    return runtime
-
-
-@pytest.fixture
-def rt(transport: str, profile: str) -> Iterator[shellport.Runtime]:
-    runtime = open_runtime(transport, profile)
-    try:
-        yield runtime
-    finally:
-        runtime.close()
-
-
-@pytest.fixture
-def dirs(tmp_path: Path) -> tuple[Path, Path]:
-    ws, out = tmp_path / "ws", tmp_path / "out"
-    ws.mkdir()
-    out.mkdir()
-    return ws, out
-
-
-def confined(
-    rt: shellport.Runtime, ws: Path, mode: str = "workspace-write", **extra: object
-) -> shellport.Session:
-    return rt.session(ws, sandbox={"mode": mode, "writableTmp": False, **extra})
-
-
-def bash(s: shellport.Session, command: str, **extra: object) -> shellport.ToolResult:
-    args: dict[str, object] = {"command": command, **extra}
-    if s.runtime.profile == "oneshot":
-        args["description"] = "Probe a limit of the sandbox"
-    return s.call("bash", args)
 
 
 def fields(text: str) -> dict[str, str]:
