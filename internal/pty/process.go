@@ -39,7 +39,14 @@ func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string, on
 		sup:     sup,
 		onDone:  onDone,
 	}
-	go p.reap(sup.Wait)
+	go p.reap(func() (*os.ProcessState, error) {
+		// Parked in the poller until the supervisor has exited, so that
+		// Wait returns at once: a Wait that blocks holds an OS thread for
+		// the session's whole life (issue 16: one thread per live session,
+		// about a fifth of its memory in the runtime).
+		awaitExit(sup.SupervisorPid())
+		return sup.Wait()
+	})
 	return p
 }
 
