@@ -24,6 +24,7 @@ func newProcess(proc *os.Process, master *os.File, ttyName string, onDone func()
 		reaped:  make(chan struct{}),
 		onDone:  onDone,
 	}
+	p.raw, _ = master.SyscallConn() // nil: ReadFunc reads through Read
 	go p.reap(proc.Wait)
 	return p
 }
@@ -39,6 +40,7 @@ func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string, on
 		sup:     sup,
 		onDone:  onDone,
 	}
+	p.raw, _ = master.SyscallConn() // nil: ReadFunc reads through Read
 	go p.reap(func() (*os.ProcessState, error) {
 		// Parked in the poller until the supervisor has exited, so that
 		// Wait returns at once: a Wait that blocks holds an OS thread for

@@ -122,8 +122,9 @@ type Process struct {
 	pid     int
 	ttyName string
 	master  *os.File
-	reaped  chan struct{} // closed once the program has been waited for
-	onDone  func()        // Options.OnDone
+	raw     syscall.RawConn // master's, for ReadFunc; nil if it has none
+	reaped  chan struct{}   // closed once the program has been waited for
+	onDone  func()          // Options.OnDone
 	status  ExitStatus
 	sup     *spawnhelper.Process // the program's supervisor, or nil
 
@@ -151,6 +152,13 @@ func (p *Process) TTY() string { return p.ttyName }
 // no process has the terminal open any more, and an error wrapping
 // os.ErrClosed after Close.
 func (p *Process) Read(b []byte) (int, error) { return p.read(b) }
+
+// ReadFunc waits until the terminal has output, reads it into a buffer
+// lent from a pool shared by every terminal, and calls f with what it read;
+// f must not keep the slice. Where the master is in the Go poller (Linux),
+// no buffer is held while waiting, so thousands of idle terminals hold
+// none (issue 16). Errors are Read's.
+func (p *Process) ReadFunc(f func([]byte)) error { return p.readFunc(f) }
 
 // Write writes to the terminal as if typed.
 func (p *Process) Write(b []byte) (int, error) { return p.master.Write(b) }

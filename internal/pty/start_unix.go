@@ -4,8 +4,11 @@ package pty
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"sync"
 	"syscall"
 
 	creack "github.com/creack/pty"
@@ -182,4 +185,60 @@ func signalName(sig syscall.Signal) string {
 		return name
 	}
 	return fmt.Sprintf("signal %d", int(sig))
+}
+
+// readBufSize is ReadFunc's buffer: large enough that a command's heavy
+// output takes few reads. Buffers are held only while a read has data.
+const readBufSize = 64 << 10
+
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+
+func (p *Process) readFunc(f func([]byte)) error {
+	if p.raw == nil {
+		bp := readBufs.Get().(*[]byte)
+		defer readBufs.Put(bp)
+		n, err := p.read(*bp)
+		if n > 0 {
+			f((*bp)[:n])
+		}
+		return err
+	}
+	var (
+		bp   *[]byte
+		n    int
+		rerr error
+	)
+	// The callback runs when the master may be readable: a read that finds
+	// nothing gives the buffer back before the poller parks the goroutine.
+	// On darwin the master is blocking and the read waits in it, as Read.
+	err := p.raw.Read(func(fd uintptr) bool {
+		bp = readBufs.Get().(*[]byte)
+		for {
+			n, rerr = syscall.Read(int(fd), *bp)
+			if rerr != syscall.EINTR {
+				break
+			}
+		}
+		if rerr == syscall.EAGAIN {
+			readBufs.Put(bp)
+			bp = nil
+			return false
+		}
+		return true
+	})
+	if bp != nil {
+		defer readBufs.Put(bp)
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("pty: read terminal: %w", err)
+	case errors.Is(rerr, syscall.EIO) || (rerr == nil && n <= 0):
+		// EIO: Linux's end of file on a master whose slave side is closed
+		// everywhere (see read).
+		return io.EOF
+	case rerr != nil:
+		return &os.PathError{Op: "read", Path: p.master.Name(), Err: rerr}
+	}
+	f((*bp)[:n])
+	return nil
 }

@@ -160,47 +160,26 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 	return s, nil
 }
 
-// Read buffers of the terminal reader. An idle shell, the common state of
-// thousands of live sessions, keeps only a small one; a read that fills it
-// switches to a large one from a shared pool for as long as output keeps
-// filling reads (issue 16: the large buffer was about a fifth of a live
-// session's memory in the runtime).
-const (
-	smallRead = 4 << 10
-	largeRead = 64 << 10
-)
-
-var largeReads = sync.Pool{New: func() any { b := make([]byte, largeRead); return &b }}
-
+// readLoop drains the terminal into the current capture. It reads
+// through pty's ReadFunc, which lends a buffer only while output is there:
+// an idle shell, the common state of thousands of live sessions, holds no
+// read buffer while it waits (issue 16: the reader's buffers were a large
+// part of a live session's memory in the runtime).
 func (s *shell) readLoop() {
 	defer close(s.readDone)
-	small := make([]byte, smallRead)
-	buf := small
-	var large *[]byte
-	defer func() {
-		if large != nil {
-			largeReads.Put(large)
-		}
-	}()
+	feed := s.feedLocked // made once: a method value per read would allocate
 	for {
-		n, err := s.proc.Read(buf)
-		if n > 0 {
-			s.mu.Lock()
-			s.feed(buf[:n])
-			s.mu.Unlock()
-		}
-		if err != nil {
+		if err := s.proc.ReadFunc(feed); err != nil {
 			return
 		}
-		switch {
-		case large == nil && n == len(buf):
-			large = largeReads.Get().(*[]byte)
-			buf = *large
-		case large != nil && n < smallRead:
-			largeReads.Put(large)
-			large, buf = nil, small
-		}
 	}
+}
+
+// feedLocked feeds b with s.mu held.
+func (s *shell) feedLocked(b []byte) {
+	s.mu.Lock()
+	s.feed(b)
+	s.mu.Unlock()
 }
 
 // wakeCall signals the running call's waker, if it has one.
