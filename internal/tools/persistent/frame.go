@@ -277,9 +277,12 @@ func (s *shell) wake(where byte) error {
 	return nil
 }
 
-// inboxKeep bounds the inbox: once more than this has been appended, the
-// read part is released between calls.
-const inboxKeep = 256 << 10
+// inboxKeep bounds the inbox: once more than this has been appended since
+// its storage was last released, the read part is released between calls.
+// Small, since the inbox may be in memory (see privateBases): an idle
+// shell holds at most this much of it, and releasing costs two system
+// calls every few calls at most (issue 16; it was 256 KiB).
+const inboxKeep = 4 << 10
 
 // releaseInbox frees the inbox's storage. The shell reads the inbox
 // through its own offset, which must stay where it is, so the file is cut
@@ -287,12 +290,13 @@ const inboxKeep = 256 << 10
 // valid and the file holds no data. Called between calls, when the shell
 // has read everything.
 func (s *shell) releaseInbox() {
-	if s.inboxSize <= inboxKeep {
+	if s.inboxSize-s.inboxReleased <= inboxKeep {
 		return
 	}
 	if err := s.inbox.Truncate(0); err == nil {
 		_ = s.inbox.Truncate(s.inboxSize) // Best effort: on failure the next read fails and the shell is reset, said in the result.
 	}
+	s.inboxReleased = s.inboxSize
 }
 
 // Limits of what is kept from the return FIFO. The driver writes there, but

@@ -60,9 +60,10 @@ type shell struct {
 	ready    chan struct{} // closed when the shell's first report arrived
 	termOnce sync.Once
 
-	inboxSize int64       // bytes appended to the inbox; between calls the shell has read them all
-	sendBuf   []byte      // the last command sent, NUL-terminated; reused by the next
-	timer     *time.Timer // the running call's timeout, reused from call to call
+	inboxSize     int64       // bytes appended to the inbox; between calls the shell has read them all
+	inboxReleased int64       // inboxSize when the inbox's storage was last released (see releaseInbox)
+	sendBuf       []byte      // the last command sent, NUL-terminated; reused by the next
+	timer         *time.Timer // the running call's timeout, reused from call to call
 
 	// The return FIFO's raw descriptor and what one read of it got (see
 	// readReports), kept so that reading a report allocates nothing.
@@ -106,7 +107,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 		// shell starts when the session or the runtime ends.
 		return nil, fmt.Errorf("persistent: start shell: no %s is configured, and on %s shells run only under it", spawnhelper.Name, runtime.GOOS)
 	}
-	dir, err := os.MkdirTemp("", "shellport-bash-")
+	dir, err := makePrivateDir()
 	if err != nil {
 		return nil, fmt.Errorf("persistent: private directory: %w", err)
 	}
@@ -159,6 +160,20 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 	go s.readLoop()
 	return s, nil
 }
+
+// makePrivateDir makes a shell's private directory: on a memory file
+// system where there is one the runtime may use (see privateBases), else
+// in os.TempDir().
+func makePrivateDir() (string, error) {
+	for _, base := range privateBases() {
+		if dir, err := os.MkdirTemp(base, privateDirPrefix); err == nil {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp("", privateDirPrefix)
+}
+
+const privateDirPrefix = "shellport-bash-"
 
 // readLoop drains the terminal into the current capture. It reads
 // through pty's ReadFunc, which lends a buffer only while output is there:
