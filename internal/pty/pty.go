@@ -123,6 +123,7 @@ type Process struct {
 	ttyName string
 	master  *os.File
 	raw     syscall.RawConn // master's, for ReadFunc; nil if it has none
+	rd      termReader      // ReadFunc's state, reused so that a read allocates nothing
 	reaped  chan struct{}   // closed once the program has been waited for
 	onDone  func()          // Options.OnDone
 	status  ExitStatus
@@ -157,8 +158,17 @@ func (p *Process) Read(b []byte) (int, error) { return p.read(b) }
 // lent from a pool shared by every terminal, and calls f with what it read;
 // f must not keep the slice. Where the master is in the Go poller (Linux),
 // no buffer is held while waiting, so thousands of idle terminals hold
-// none (issue 16). Errors are Read's.
+// none (issue 16). It returns io.EOF once no process has the terminal open
+// any more, and an error after Close. One goroutine at a time may call it.
 func (p *Process) ReadFunc(f func([]byte)) error { return p.readFunc(f) }
+
+// termReader is one ReadFunc's state: what the read callback got.
+type termReader struct {
+	bp   *[]byte // the buffer lent, while it holds data
+	n    int
+	err  error
+	read func(fd uintptr) bool // readFD, bound once
+}
 
 // Write writes to the terminal as if typed.
 func (p *Process) Write(b []byte) (int, error) { return p.master.Write(b) }

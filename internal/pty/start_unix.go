@@ -203,29 +203,13 @@ func (p *Process) readFunc(f func([]byte)) error {
 		}
 		return err
 	}
-	var (
-		bp   *[]byte
-		n    int
-		rerr error
-	)
-	// The callback runs when the master may be readable: a read that finds
-	// nothing gives the buffer back before the poller parks the goroutine.
-	// On darwin the master is blocking and the read waits in it, as Read.
-	err := p.raw.Read(func(fd uintptr) bool {
-		bp = readBufs.Get().(*[]byte)
-		for {
-			n, rerr = syscall.Read(int(fd), *bp)
-			if rerr != syscall.EINTR {
-				break
-			}
-		}
-		if rerr == syscall.EAGAIN {
-			readBufs.Put(bp)
-			bp = nil
-			return false
-		}
-		return true
-	})
+	r := &p.rd
+	if r.read == nil {
+		r.read = r.readFD
+	}
+	err := p.raw.Read(r.read)
+	bp, n, rerr := r.bp, r.n, r.err
+	r.bp, r.err = nil, nil
 	if bp != nil {
 		defer readBufs.Put(bp)
 	}
@@ -241,4 +225,24 @@ func (p *Process) readFunc(f func([]byte)) error {
 	}
 	f((*bp)[:n])
 	return nil
+}
+
+// readFD is the read callback. It runs when the master may be readable: a
+// read that finds nothing gives the buffer back before the poller parks
+// the goroutine. On darwin the master is blocking and the read waits in
+// it, as Read does.
+func (r *termReader) readFD(fd uintptr) bool {
+	r.bp = readBufs.Get().(*[]byte)
+	for {
+		r.n, r.err = syscall.Read(int(fd), *r.bp)
+		if r.err != syscall.EINTR {
+			break
+		}
+	}
+	if r.err == syscall.EAGAIN {
+		readBufs.Put(r.bp)
+		r.bp, r.err = nil, nil
+		return false
+	}
+	return true
 }
