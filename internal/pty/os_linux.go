@@ -18,6 +18,9 @@ const (
 // supervised: with a spawn helper, programs run under a supervisor.
 const supervised = true
 
+// masterPolled: the master is non-blocking and in the Go poller (see pollable).
+const masterPolled = true
+
 // pollable returns the master as a non-blocking file registered with the Go
 // poller, so that Close wakes a blocked Read. creack/pty hands it back in
 // blocking mode (its ioctls go through Fd), so take a fresh descriptor.

@@ -162,12 +162,17 @@ func (p *Process) Read(b []byte) (int, error) { return p.read(b) }
 // any more, and an error after Close. One goroutine at a time may call it.
 func (p *Process) ReadFunc(f func([]byte)) error { return p.readFunc(f) }
 
-// termReader is one ReadFunc's state: what the read callback got.
+// termReader is one ReadFunc's state: what the read callback got, or,
+// where the master is not in the poller, the buffers a blocking read
+// waits with.
 type termReader struct {
 	bp   *[]byte // the buffer lent, while it holds data
 	n    int
 	err  error
 	read func(fd uintptr) bool // readFD, bound once
+
+	small []byte  // a blocking read's own buffer
+	large *[]byte // lent while reads keep filling small
 }
 
 // Write writes to the terminal as if typed.

@@ -11,10 +11,14 @@ import (
 )
 
 // readAllFunc drains p through ReadFunc until it fails.
-func readAllFunc(p *Process) ([]byte, error) {
+func readAllFunc(p *Process) ([]byte, error) { return readAllWith(p.ReadFunc) }
+
+// readAllWith drains a terminal through read (ReadFunc, or its blocking
+// path) until it fails.
+func readAllWith(read func(func([]byte)) error) ([]byte, error) {
 	var out bytes.Buffer
 	for {
-		if err := p.ReadFunc(func(b []byte) { out.Write(b) }); err != nil {
+		if err := read(func(b []byte) { out.Write(b) }); err != nil {
 			return out.Bytes(), err
 		}
 	}
@@ -22,10 +26,12 @@ func readAllFunc(p *Process) ([]byte, error) {
 
 // Issue 16: ReadFunc (a poller wait, then a read into a lent buffer) gives
 // every byte, in order, over many reads, then io.EOF; directly and under a
-// supervisor.
+// supervisor, and through the blocking path darwin takes (small buffer,
+// large while reads fill it).
 func TestReadFuncOutputThenEOF(t *testing.T) {
 	requirePTY(t)
-	for _, supervised := range []bool{false, true} {
+	for i, supervised := range []bool{false, true, false} {
+		name := []string{"direct", "supervised", "blocking path"}[i]
 		opts := Options{Path: "bash", Args: []string{"--noprofile", "--norc", "-c", "seq 1 40000"}}
 		if supervised {
 			opts.SpawnHelper = spawnHelper(t)
@@ -36,19 +42,23 @@ func TestReadFuncOutputThenEOF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := readAllFunc(p)
+		read := p.ReadFunc
+		if i == 2 {
+			read = p.readBlocking
+		}
+		out, err := readAllWith(read)
 		if !errors.Is(err, io.EOF) {
-			t.Fatalf("supervised %v: ReadFunc ended with %v, want io.EOF", supervised, err)
+			t.Fatalf("%s: ReadFunc ended with %v, want io.EOF", name, err)
 		}
 		var want strings.Builder
 		for i := 1; i <= 40000; i++ {
 			want.WriteString(itoa(i) + "\n")
 		}
 		if string(out) != want.String() {
-			t.Fatalf("supervised %v: %d bytes read, want %d; differ", supervised, len(out), want.Len())
+			t.Fatalf("%s: %d bytes read, want %d; they differ", name, len(out), want.Len())
 		}
 		if st := wait(t, p); st.Code != 0 {
-			t.Fatalf("supervised %v: status %+v", supervised, st)
+			t.Fatalf("%s: status %+v", name, st)
 		}
 		_ = p.Close()
 	}

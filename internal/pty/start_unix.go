@@ -193,15 +193,14 @@ const readBufSize = 64 << 10
 
 var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
 
+// smallRead is the buffer a blocking ReadFunc waits with (darwin): an
+// idle terminal holds only that much; a read that fills it switches to a
+// pooled readBufSize one for as long as reads keep filling it.
+const smallRead = 4 << 10
+
 func (p *Process) readFunc(f func([]byte)) error {
-	if p.raw == nil {
-		bp := readBufs.Get().(*[]byte)
-		defer readBufs.Put(bp)
-		n, err := p.read(*bp)
-		if n > 0 {
-			f((*bp)[:n])
-		}
-		return err
+	if p.raw == nil || !masterPolled {
+		return p.readBlocking(f)
 	}
 	r := &p.rd
 	if r.read == nil {
@@ -229,8 +228,7 @@ func (p *Process) readFunc(f func([]byte)) error {
 
 // readFD is the read callback. It runs when the master may be readable: a
 // read that finds nothing gives the buffer back before the poller parks
-// the goroutine. On darwin the master is blocking and the read waits in
-// it, as Read does.
+// the goroutine.
 func (r *termReader) readFD(fd uintptr) bool {
 	r.bp = readBufs.Get().(*[]byte)
 	for {
@@ -245,4 +243,32 @@ func (r *termReader) readFD(fd uintptr) bool {
 		return false
 	}
 	return true
+}
+
+// readBlocking is readFunc where the master is not in the poller: the read
+// waits in the kernel, holding its buffer, so that buffer is small unless
+// output is pouring in.
+func (p *Process) readBlocking(f func([]byte)) error {
+	r := &p.rd
+	if r.small == nil {
+		r.small = make([]byte, smallRead)
+	}
+	buf := r.small
+	if r.large != nil {
+		buf = *r.large
+	}
+	n, err := p.read(buf)
+	if n > 0 {
+		f(buf[:n])
+	}
+	switch {
+	case err != nil || (r.large != nil && n < smallRead):
+		if r.large != nil {
+			readBufs.Put(r.large)
+			r.large = nil
+		}
+	case r.large == nil && n == len(buf):
+		r.large = readBufs.Get().(*[]byte)
+	}
+	return err
 }
