@@ -107,11 +107,14 @@ func tokenCount(token []byte) uint64 {
 
 // unlinkNames removes the private directory's names once the shell has its
 // descriptors open: without names no command can open the inbox or the
-// FIFOs, block on them or read them.
+// FIFOs, block on them or read them. The directory goes too, so a runtime
+// killed later leaves nothing behind in it (terminate removes it when the
+// shell never got this far).
 func (s *shell) unlinkNames() {
 	for _, name := range []string{inboxFile, ctlFile, retFile} {
 		_ = os.Remove(filepath.Join(s.dir, name)) // Best effort.
 	}
+	_ = os.Remove(s.dir) // Best effort: terminate tries again.
 }
 
 // readReports moves what the return FIFO holds into s.reports without
