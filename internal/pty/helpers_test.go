@@ -29,6 +29,13 @@ func requirePTY(t *testing.T) {
 // startBash starts bash -c script on a terminal and closes it at cleanup.
 func startBash(t *testing.T, opts Options, script string) (*Process, *reader) {
 	t.Helper()
+	p := startBashNoReader(t, opts, script)
+	return p, newReader(p)
+}
+
+// startBashNoReader is startBash for a test that reads the terminal itself.
+func startBashNoReader(t *testing.T, opts Options, script string) *Process {
+	t.Helper()
 	requirePTY(t)
 	opts.Path = "bash"
 	opts.Args = []string{"--noprofile", "--norc", "-c", script}
@@ -39,7 +46,26 @@ func startBash(t *testing.T, opts Options, script string) (*Process, *reader) {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() { _ = p.Close() })
-	return p, newReader(p)
+	return p
+}
+
+// threads is this process's OS thread count, from /proc/self/status.
+func threads(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc/self/status: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err == nil {
+				return n
+			}
+		}
+	}
+	t.Skip("no thread count in /proc/self/status")
+	return 0
 }
 
 // reader drains a process's terminal in the background, as real users of

@@ -18,6 +18,9 @@ const (
 // helper is only the exec shim that attaches the controlling terminal.
 const supervised = false
 
+// masterPolled: the master stays blocking (see pollable).
+const masterPolled = false
+
 // pollable keeps the master in blocking mode: kqueue does not support
 // terminal devices, so the Go poller cannot wait on it.
 func pollable(master *os.File) (*os.File, error) { return master, nil }
@@ -35,3 +38,6 @@ func (p *Process) foregroundGroup() int {
 	}
 	return int(kp.Eproc.Tpgid)
 }
+
+// awaitExit returns at once: darwin runs no supervisor (see supervised).
+func awaitExit(int) {}

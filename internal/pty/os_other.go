@@ -27,3 +27,7 @@ func (p *Process) waitingForInput() bool { return false }
 func killSession(int) error { return unsupported("killing a terminal session") }
 
 func signalName(sig syscall.Signal) string { return "signal " + strconv.Itoa(int(sig)) }
+
+func awaitExit(int) {}
+
+func (p *Process) readFunc(func([]byte)) error { return unsupported("reading a terminal") }

@@ -122,8 +122,10 @@ type Process struct {
 	pid     int
 	ttyName string
 	master  *os.File
-	reaped  chan struct{} // closed once the program has been waited for
-	onDone  func()        // Options.OnDone
+	raw     syscall.RawConn // master's, for ReadFunc; nil if it has none
+	rd      termReader      // ReadFunc's state, reused so that a read allocates nothing
+	reaped  chan struct{}   // closed once the program has been waited for
+	onDone  func()          // Options.OnDone
 	status  ExitStatus
 	sup     *spawnhelper.Process // the program's supervisor, or nil
 
@@ -151,6 +153,27 @@ func (p *Process) TTY() string { return p.ttyName }
 // no process has the terminal open any more, and an error wrapping
 // os.ErrClosed after Close.
 func (p *Process) Read(b []byte) (int, error) { return p.read(b) }
+
+// ReadFunc waits until the terminal has output, reads it into a buffer
+// lent from a pool shared by every terminal, and calls f with what it read;
+// f must not keep the slice. Where the master is in the Go poller (Linux),
+// no buffer is held while waiting, so thousands of idle terminals hold
+// none (issue 16). It returns io.EOF once no process has the terminal open
+// any more, and an error after Close. One goroutine at a time may call it.
+func (p *Process) ReadFunc(f func([]byte)) error { return p.readFunc(f) }
+
+// termReader is one ReadFunc's state: what the read callback got, or,
+// where the master is not in the poller, the buffers a blocking read
+// waits with.
+type termReader struct {
+	bp   *[]byte // the buffer lent, while it holds data
+	n    int
+	err  error
+	read func(fd uintptr) bool // readFD, bound once
+
+	small []byte  // a blocking read's own buffer
+	large *[]byte // lent while reads keep filling small
+}
 
 // Write writes to the terminal as if typed.
 func (p *Process) Write(b []byte) (int, error) { return p.master.Write(b) }

@@ -4,8 +4,11 @@ package pty
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"sync"
 	"syscall"
 
 	creack "github.com/creack/pty"
@@ -182,4 +185,90 @@ func signalName(sig syscall.Signal) string {
 		return name
 	}
 	return fmt.Sprintf("signal %d", int(sig))
+}
+
+// readBufSize is ReadFunc's buffer: large enough that a command's heavy
+// output takes few reads. Buffers are held only while a read has data.
+const readBufSize = 64 << 10
+
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+
+// smallRead is the buffer a blocking ReadFunc waits with (darwin): an
+// idle terminal holds only that much; a read that fills it switches to a
+// pooled readBufSize one for as long as reads keep filling it.
+const smallRead = 4 << 10
+
+func (p *Process) readFunc(f func([]byte)) error {
+	if p.raw == nil || !masterPolled {
+		return p.readBlocking(f)
+	}
+	r := &p.rd
+	if r.read == nil {
+		r.read = r.readFD
+	}
+	err := p.raw.Read(r.read)
+	bp, n, rerr := r.bp, r.n, r.err
+	r.bp, r.err = nil, nil
+	if bp != nil {
+		defer readBufs.Put(bp)
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("pty: read terminal: %w", err)
+	case errors.Is(rerr, syscall.EIO) || (rerr == nil && n <= 0):
+		// EIO: Linux's end of file on a master whose slave side is closed
+		// everywhere (see read).
+		return io.EOF
+	case rerr != nil:
+		return &os.PathError{Op: "read", Path: p.master.Name(), Err: rerr}
+	}
+	f((*bp)[:n])
+	return nil
+}
+
+// readFD is the read callback. It runs when the master may be readable: a
+// read that finds nothing gives the buffer back before the poller parks
+// the goroutine.
+func (r *termReader) readFD(fd uintptr) bool {
+	r.bp = readBufs.Get().(*[]byte)
+	for {
+		r.n, r.err = syscall.Read(int(fd), *r.bp)
+		if r.err != syscall.EINTR {
+			break
+		}
+	}
+	if r.err == syscall.EAGAIN {
+		readBufs.Put(r.bp)
+		r.bp, r.err = nil, nil
+		return false
+	}
+	return true
+}
+
+// readBlocking is readFunc where the master is not in the poller: the read
+// waits in the kernel, holding its buffer, so that buffer is small unless
+// output is pouring in.
+func (p *Process) readBlocking(f func([]byte)) error {
+	r := &p.rd
+	if r.small == nil {
+		r.small = make([]byte, smallRead)
+	}
+	buf := r.small
+	if r.large != nil {
+		buf = *r.large
+	}
+	n, err := p.read(buf)
+	if n > 0 {
+		f(buf[:n])
+	}
+	switch {
+	case err != nil || (r.large != nil && n < smallRead):
+		if r.large != nil {
+			readBufs.Put(r.large)
+			r.large = nil
+		}
+	case r.large == nil && n == len(buf):
+		r.large = readBufs.Get().(*[]byte)
+	}
+	return err
 }

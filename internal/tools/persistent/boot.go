@@ -39,8 +39,9 @@ const (
 	wakeCtl   = '1'
 )
 
-// Names in the private directory; all are unlinked once the shell has
-// reported that it is running (see shell.onFrame).
+// Names in the private directory; all are unlinked, and the directory
+// removed, once the shell has reported that it is running (see
+// shell.onFrame).
 const (
 	inboxFile = "inbox"
 	ctlFile   = "ctl"

@@ -107,11 +107,14 @@ func tokenCount(token []byte) uint64 {
 
 // unlinkNames removes the private directory's names once the shell has its
 // descriptors open: without names no command can open the inbox or the
-// FIFOs, block on them or read them.
+// FIFOs, block on them or read them. The directory goes too, so a runtime
+// killed later leaves nothing behind in it (terminate removes it when the
+// shell never got this far).
 func (s *shell) unlinkNames() {
 	for _, name := range []string{inboxFile, ctlFile, retFile} {
 		_ = os.Remove(filepath.Join(s.dir, name)) // Best effort.
 	}
+	_ = os.Remove(s.dir) // Best effort: terminate tries again.
 }
 
 // readReports moves what the return FIFO holds into s.reports without
@@ -277,9 +280,12 @@ func (s *shell) wake(where byte) error {
 	return nil
 }
 
-// inboxKeep bounds the inbox: once more than this has been appended, the
-// read part is released between calls.
-const inboxKeep = 256 << 10
+// inboxKeep bounds the inbox: once more than this has been appended since
+// its storage was last released, the read part is released between calls.
+// Small, since the inbox may be in memory (see privateBases): an idle
+// shell holds at most this much of it, and releasing costs two system
+// calls every few calls at most (issue 16; it was 256 KiB).
+const inboxKeep = 4 << 10
 
 // releaseInbox frees the inbox's storage. The shell reads the inbox
 // through its own offset, which must stay where it is, so the file is cut
@@ -287,12 +293,13 @@ const inboxKeep = 256 << 10
 // valid and the file holds no data. Called between calls, when the shell
 // has read everything.
 func (s *shell) releaseInbox() {
-	if s.inboxSize <= inboxKeep {
+	if s.inboxSize-s.inboxReleased <= inboxKeep {
 		return
 	}
 	if err := s.inbox.Truncate(0); err == nil {
 		_ = s.inbox.Truncate(s.inboxSize) // Best effort: on failure the next read fails and the shell is reset, said in the result.
 	}
+	s.inboxReleased = s.inboxSize
 }
 
 // Limits of what is kept from the return FIFO. The driver writes there, but

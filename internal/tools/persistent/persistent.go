@@ -9,8 +9,8 @@
 // A command never passes through the terminal's line discipline as typed
 // input. Each shell gets a private directory (mode 0700) with an inbox file
 // and two FIFOs, and runs a one-line driver loop (bootScript) given with
-// bash -c; once the shell has opened them, their names are unlinked, so no
-// command can reach them by path. For each call the tool appends the
+// bash -c; once the shell has opened them, their names and the directory
+// are removed, so no command can reach them by path. For each call the tool appends the
 // command verbatim, NUL-terminated, to the inbox and writes one byte to the
 // control FIFO; the loop reads the command into a variable and evals it at
 // top level. So here-documents, a trailing &, a trailing # comment,

@@ -60,9 +60,10 @@ type shell struct {
 	ready    chan struct{} // closed when the shell's first report arrived
 	termOnce sync.Once
 
-	inboxSize int64       // bytes appended to the inbox; between calls the shell has read them all
-	sendBuf   []byte      // the last command sent, NUL-terminated; reused by the next
-	timer     *time.Timer // the running call's timeout, reused from call to call
+	inboxSize     int64       // bytes appended to the inbox; between calls the shell has read them all
+	inboxReleased int64       // inboxSize when the inbox's storage was last released (see releaseInbox)
+	sendBuf       []byte      // the last command sent, NUL-terminated; reused by the next
+	timer         *time.Timer // the running call's timeout, reused from call to call
 
 	// The return FIFO's raw descriptor and what one read of it got (see
 	// readReports), kept so that reading a report allocates nothing.
@@ -106,7 +107,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 		// shell starts when the session or the runtime ends.
 		return nil, fmt.Errorf("persistent: start shell: no %s is configured, and on %s shells run only under it", spawnhelper.Name, runtime.GOOS)
 	}
-	dir, err := os.MkdirTemp("", "shellport-bash-")
+	dir, err := makePrivateDir()
 	if err != nil {
 		return nil, fmt.Errorf("persistent: private directory: %w", err)
 	}
@@ -160,47 +161,40 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 	return s, nil
 }
 
-// Read buffers of the terminal reader. An idle shell, the common state of
-// thousands of live sessions, keeps only a small one; a read that fills it
-// switches to a large one from a shared pool for as long as output keeps
-// filling reads (issue 16: the large buffer was about a fifth of a live
-// session's memory in the runtime).
-const (
-	smallRead = 4 << 10
-	largeRead = 64 << 10
-)
-
-var largeReads = sync.Pool{New: func() any { b := make([]byte, largeRead); return &b }}
-
-func (s *shell) readLoop() {
-	defer close(s.readDone)
-	small := make([]byte, smallRead)
-	buf := small
-	var large *[]byte
-	defer func() {
-		if large != nil {
-			largeReads.Put(large)
-		}
-	}()
-	for {
-		n, err := s.proc.Read(buf)
-		if n > 0 {
-			s.mu.Lock()
-			s.feed(buf[:n])
-			s.mu.Unlock()
-		}
-		if err != nil {
-			return
-		}
-		switch {
-		case large == nil && n == len(buf):
-			large = largeReads.Get().(*[]byte)
-			buf = *large
-		case large != nil && n < smallRead:
-			largeReads.Put(large)
-			large, buf = nil, small
+// makePrivateDir makes a shell's private directory: on a memory file
+// system where there is one the runtime may use (see privateBases), else
+// in os.TempDir().
+func makePrivateDir() (string, error) {
+	for _, base := range privateBases() {
+		if dir, err := os.MkdirTemp(base, privateDirPrefix); err == nil {
+			return dir, nil
 		}
 	}
+	return os.MkdirTemp("", privateDirPrefix)
+}
+
+const privateDirPrefix = "shellport-bash-"
+
+// readLoop drains the terminal into the current capture. It reads
+// through pty's ReadFunc, which lends a buffer only while output is there:
+// an idle shell, the common state of thousands of live sessions, holds no
+// read buffer while it waits (issue 16: the reader's buffers were a large
+// part of a live session's memory in the runtime).
+func (s *shell) readLoop() {
+	defer close(s.readDone)
+	feed := s.feedLocked // made once: a method value per read would allocate
+	for {
+		if err := s.proc.ReadFunc(feed); err != nil {
+			return
+		}
+	}
+}
+
+// feedLocked feeds b with s.mu held.
+func (s *shell) feedLocked(b []byte) {
+	s.mu.Lock()
+	s.feed(b)
+	s.mu.Unlock()
 }
 
 // wakeCall signals the running call's waker, if it has one.
