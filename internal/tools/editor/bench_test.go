@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/shellport/shellport/internal/tools/fileio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,8 +167,9 @@ func BenchmarkViewRange35MB(b *testing.B) {
 }
 
 // BenchmarkEditCPU35MB is the in-memory part of a str_replace on a 35 MB
-// file — text checks, match search, snippet — without the file I/O, whose
-// cost depends on the disk.
+// file as the edit runs it — the text check beside the match search
+// (checkAndPlan), then the snippet — without the file I/O, whose cost
+// depends on the disk.
 func BenchmarkEditCPU35MB(b *testing.B) {
 	p, _ := bigFile(b)
 	data, err := os.ReadFile(p)
@@ -181,10 +181,9 @@ func BenchmarkEditCPU35MB(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if fileio.CheckText(p, "bash", data) != nil {
-			b.Fatal("not text")
-		}
-		c, err := planReplace(data, "marker_alpha = 1", "marker_beta = 2", p)
+		c, err := checkAndPlan(nil, p, "bash", data, func(data []byte, lines func(int) int) (change, error) {
+			return planReplaceLines(data, "marker_alpha = 1", "marker_beta = 2", p, lines)
+		})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -23,15 +23,15 @@ const snippetContext = 4
 const minSnippet = 100
 
 func (t *tool) strReplace(ctx context.Context, session, path, oldStr, newStr string) (*tools.Result, error) {
-	return t.modify(ctx, session, path, func(data []byte) (change, error) {
-		return planReplace(data, oldStr, newStr, path)
+	return t.modify(ctx, session, path, func(data []byte, lines func(int) int) (change, error) {
+		return planReplaceLines(data, oldStr, newStr, path, lines)
 	}, func(c change, data []byte) string {
 		return fmt.Sprintf("Replaced the text at line %d of %s.", c.startLine, path)
 	})
 }
 
 func (t *tool) insert(ctx context.Context, session, path string, after int, text string) (*tools.Result, error) {
-	return t.modify(ctx, session, path, func(data []byte) (change, error) {
+	return t.modify(ctx, session, path, func(data []byte, _ func(int) int) (change, error) {
 		return planInsert(data, after, text, path)
 	}, func(c change, data []byte) string {
 		n := countLines(bytes.TrimPrefix(c.text, fileEOL(data)))
@@ -68,7 +68,7 @@ var testOnlyBeforeSave, testOnlyAfterRead func(real string)
 // mapping (fileio.ErrReadAgain: a change time too recent, or a file that
 // must be written in place after all), the file is read and the edit
 // planned again.
-func (t *tool) modify(ctx context.Context, session, path string, plan func([]byte) (change, error), summary func(change, []byte) string) (_ *tools.Result, err error) {
+func (t *tool) modify(ctx context.Context, session, path string, plan planFunc, summary func(change, []byte) string) (_ *tools.Result, err error) {
 	real, err := resolve(path)
 	if err != nil {
 		return nil, err
@@ -148,42 +148,41 @@ func (t *tool) modify(ctx context.Context, session, path string, plan func([]byt
 // a second goroutine while the plan searches it.
 const parallelCheckMin = 1 << 20
 
+// planFunc plans an edit of data; lines gives the line holding an offset
+// of data, as lineOf does.
+type planFunc func(data []byte, lines func(off int) int) (change, error)
+
 // checkAndPlan checks that data is text that may be edited
 // (fileio.CheckText) and plans the change; a refusal of the text comes
 // first. On a large file the two passes run side by side, the check on a
 // goroutine of its own: both only read data, and the check opens no
 // file, so it needs none of the sandbox's confinement of this thread. Of
-// a 35 MB edit that is about 8 ms (issue 16). data may be lf's mapping:
-// the check's goroutine catches a fault in it as the caller's does.
-func checkAndPlan(lf *fileio.Locked, path, shell string, data []byte, plan func([]byte) (change, error)) (change, error) {
+// a 35 MB edit that is about 8 ms (issue 16); the check also marks the
+// lines it passes, so the plan finds the line of its match without
+// counting (see lineMarks). data may be lf's mapping: the check's
+// goroutine catches a fault in it as the caller's does.
+func checkAndPlan(lf *fileio.Locked, path, shell string, data []byte, plan planFunc) (change, error) {
 	if len(data) < parallelCheckMin {
 		if err := fileio.CheckText(path, shell, data); err != nil {
 			return change{}, err
 		}
-		return plan(data)
+		return plan(data, func(off int) int { return lineOf(data, off) })
 	}
 	checked := make(chan error, 1)
-	go func() { checked <- checkMapped(lf, path, shell, data) }()
+	marks := newLineMarks()
+	go func() { checked <- checkMarking(lf, path, shell, data, marks) }()
 	defer func() {
 		if checked != nil {
 			<-checked // the plan panicked (a fault in the mapping): the check must be done with it before the release unmaps it
 		}
 	}()
-	c, err := plan(data)
+	c, err := plan(data, func(off int) int { return marks.lineOf(data, off) })
 	cerr := <-checked
 	checked = nil
 	if cerr != nil {
 		return change{}, cerr
 	}
 	return c, err
-}
-
-// checkMapped is fileio.CheckText on a goroutine of its own, where a fault
-// in lf's mapping becomes the refusal CatchFault makes of it.
-func checkMapped(lf *fileio.Locked, path, shell string, data []byte) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer lf.CatchFault(&err, path)
-	return fileio.CheckText(path, shell, data)
 }
 
 // resolve returns the symlink-resolved path, or the not-found error.
