@@ -62,6 +62,8 @@ func checkPieces(lf *fileio.Locked, path, shell string, data []byte, m *lineMark
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer lf.CatchFault(&err, path)
 	lines := 0
+	m.ends = make([]int, 0, len(data)/size+1)
+	m.lines = make([]int, 0, len(data)/size+1)
 	for off := 0; off < len(data); {
 		end := min(off+size, len(data))
 		for fwd := 0; fwd < utf8.UTFMax-1 && end < len(data) && !runeStart(data[end]); fwd++ {
