@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"unicode/utf8"
 
@@ -22,15 +23,15 @@ const snippetContext = 4
 const minSnippet = 100
 
 func (t *tool) strReplace(ctx context.Context, session, path, oldStr, newStr string) (*tools.Result, error) {
-	return t.modify(ctx, session, path, func(data []byte) (change, error) {
-		return planReplace(data, oldStr, newStr, path)
+	return t.modify(ctx, session, path, func(data []byte, lines func(int) int) (change, error) {
+		return planReplaceLines(data, oldStr, newStr, path, lines)
 	}, func(c change, data []byte) string {
 		return fmt.Sprintf("Replaced the text at line %d of %s.", c.startLine, path)
 	})
 }
 
 func (t *tool) insert(ctx context.Context, session, path string, after int, text string) (*tools.Result, error) {
-	return t.modify(ctx, session, path, func(data []byte) (change, error) {
+	return t.modify(ctx, session, path, func(data []byte, _ func(int) int) (change, error) {
 		return planInsert(data, after, text, path)
 	}, func(c change, data []byte) string {
 		n := countLines(bytes.TrimPrefix(c.text, fileEOL(data)))
@@ -44,19 +45,30 @@ func (t *tool) insert(ctx context.Context, session, path string, after int, text
 
 // testOnlyBeforeSave, when set by a test, runs after an edit has been
 // planned, just before it is saved (and so before the save's last check
-// that the file is still the one read).
-var testOnlyBeforeSave func(real string)
+// that the file is still the one read). testOnlyAfterRead runs once the
+// file is read or mapped, before the plan.
+var testOnlyBeforeSave, testOnlyAfterRead func(real string)
 
 // modify runs one edit under the file's lock: load and check the file, plan
 // the change, then save head, new text and tail (see fileio.Locked.Save),
-// straight from the read buffer, so a large file is never copied in
+// straight from the loaded content, so a large file is never copied in
 // memory. The lock keeps every other edit or patch of the same file in
 // this process (any session, tool or runtime) and in any other shellport
 // process waiting until this one is on disk; a program that takes no lock
 // and changes the file meanwhile makes the edit fail instead of being
 // overwritten. A tool with undo_edit remembers the edit for the session
 // ("" remembers nothing).
-func (t *tool) modify(ctx context.Context, session, path string, plan func([]byte) (change, error), summary func(change, []byte) string) (*tools.Result, error) {
+//
+// A large file is mapped rather than read (fileio.MapForChange) unless the
+// history keeps its content: a fresh process then neither faults in nor
+// zeroes as much heap as the file, nor copies it (issue 16). A program
+// that cuts the file short while it is mapped makes reading the lost
+// pages fault; this goroutine and the text check's turn that into a
+// refusal (fileio.Locked.CatchFault). When Save cannot vouch for the
+// mapping (fileio.ErrReadAgain: a change time too recent, or a file that
+// must be written in place after all), the file is read and the edit
+// planned again.
+func (t *tool) modify(ctx context.Context, session, path string, plan planFunc, summary func(change, []byte) string) (_ *tools.Result, err error) {
 	real, err := resolve(path)
 	if err != nil {
 		return nil, err
@@ -69,11 +81,20 @@ func (t *tool) modify(ctx context.Context, session, path string, plan func([]byt
 		return nil, err
 	}
 	defer release()
-	data, err := lf.ReadForChange(path, t.shell)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer lf.CatchFault(&err, path)
+	load := lf.MapForChange
+	if t.undo != nil && session != "" {
+		load = lf.ReadForChange // the history keeps it
+	}
+	data, err := load(path, t.shell)
 	if err != nil {
 		return nil, err
 	}
-	c, err := checkAndPlan(path, t.shell, data, plan)
+	if testOnlyAfterRead != nil {
+		testOnlyAfterRead(real)
+	}
+	c, err := checkAndPlan(lf, path, t.shell, data, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +105,15 @@ func (t *tool) modify(ctx context.Context, session, path string, plan func([]byt
 		testOnlyBeforeSave(real)
 	}
 	how, err := lf.Save(data, fileio.Change{Start: c.start, End: c.end, Text: c.text})
+	if errors.Is(err, fileio.ErrReadAgain) {
+		if data, err = lf.ReadForChange(path, t.shell); err != nil {
+			return nil, err
+		}
+		if c, err = checkAndPlan(lf, path, t.shell, data, plan); err != nil {
+			return nil, err
+		}
+		how, err = lf.Save(data, fileio.Change{Start: c.start, End: c.end, Text: c.text})
+	}
 	if err != nil {
 		name := path
 		if real != path {
@@ -118,23 +148,38 @@ func (t *tool) modify(ctx context.Context, session, path string, plan func([]byt
 // a second goroutine while the plan searches it.
 const parallelCheckMin = 1 << 20
 
+// planFunc plans an edit of data; lines gives the line holding an offset
+// of data, as lineOf does.
+type planFunc func(data []byte, lines func(off int) int) (change, error)
+
 // checkAndPlan checks that data is text that may be edited
 // (fileio.CheckText) and plans the change; a refusal of the text comes
 // first. On a large file the two passes run side by side, the check on a
-// goroutine of its own: both only read data, and the check touches no
+// goroutine of its own: both only read data, and the check opens no
 // file, so it needs none of the sandbox's confinement of this thread. Of
-// a 35 MB edit that is about 8 ms (issue 16).
-func checkAndPlan(path, shell string, data []byte, plan func([]byte) (change, error)) (change, error) {
+// a 35 MB edit that is about 8 ms (issue 16); the check also marks the
+// lines it passes, so the plan finds the line of its match without
+// counting (see lineMarks). data may be lf's mapping: the check's
+// goroutine catches a fault in it as the caller's does.
+func checkAndPlan(lf *fileio.Locked, path, shell string, data []byte, plan planFunc) (change, error) {
 	if len(data) < parallelCheckMin {
 		if err := fileio.CheckText(path, shell, data); err != nil {
 			return change{}, err
 		}
-		return plan(data)
+		return plan(data, func(off int) int { return lineOf(data, off) })
 	}
 	checked := make(chan error, 1)
-	go func() { checked <- fileio.CheckText(path, shell, data) }()
-	c, err := plan(data)
-	if cerr := <-checked; cerr != nil {
+	marks := newLineMarks()
+	go func() { checked <- checkMarking(lf, path, shell, data, marks) }()
+	defer func() {
+		if checked != nil {
+			<-checked // the plan panicked (a fault in the mapping): the check must be done with it before the release unmaps it
+		}
+	}()
+	c, err := plan(data, func(off int) int { return marks.lineOf(data, off) })
+	cerr := <-checked
+	checked = nil
+	if cerr != nil {
 		return change{}, cerr
 	}
 	return c, err

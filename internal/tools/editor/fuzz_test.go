@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/shellport/shellport/internal/tools/fileio"
 )
 
 // Input bounds for the fuzz targets.
@@ -354,5 +356,37 @@ func FuzzEditFile(f *testing.F) {
 			t.Fatalf("mode %v", fi.Mode().Perm())
 		}
 		noDebris(t, dir)
+	})
+}
+
+// FuzzCheckMarking (issue 16): the one-pass text check of a large file,
+// with pieces of 1 to 32 bytes so that characters, NUL bytes and bad
+// UTF-8 fall across their ends, refuses exactly what fileio.CheckText
+// refuses, with its message, and its marks give every offset lineOf's
+// line.
+func FuzzCheckMarking(f *testing.F) {
+	f.Add([]byte("a\nb\n"), uint8(1))
+	f.Add([]byte("caf\xc3\xa9\n\xe2\x82\xac\xf0\x9d\x84\x9e\r\n"), uint8(2))
+	f.Add([]byte("x\x00y\n"), uint8(3))
+	f.Add([]byte("ok\n\x80\x80\x80\x80\x80\n"), uint8(1))
+	f.Add([]byte("\xe2\x82\n\xc0\xaf"), uint8(4))
+	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		if len(data) > maxFuzzFile {
+			return
+		}
+		want := fileio.CheckText("f", "bash", data)
+		m := newLineMarks()
+		got := checkPieces(nil, "f", "bash", data, m, 1+int(size%32))
+		if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+			t.Fatalf("checkPieces = %v, CheckText = %v", got, want)
+		}
+		if got != nil {
+			return
+		}
+		for off := 0; off <= len(data); off++ {
+			if m.lineOf(data, off) != lineOf(data, off) {
+				t.Fatalf("line of offset %d = %d, lineOf %d", off, m.lineOf(data, off), lineOf(data, off))
+			}
+		}
 	})
 }

@@ -30,6 +30,12 @@ type change struct {
 // model writes plain newlines for a CRLF file it saw without the \r. new
 // is written with the line endings of the matched text.
 func planReplace(data []byte, oldStr, newStr string, path string) (change, error) {
+	return planReplaceLines(data, oldStr, newStr, path, func(off int) int { return lineOf(data, off) })
+}
+
+// planReplaceLines is planReplace with the line of an offset given by
+// lines (see lineMarks).
+func planReplaceLines(data []byte, oldStr, newStr string, path string, lines func(off int) int) (change, error) {
 	var pat []byte
 	var count int
 	var starts []int
@@ -58,7 +64,7 @@ search:
 		return change{}, fmt.Errorf("old_str and new_str differ only in line endings, which the edit would match to the file's; there is nothing to change")
 	}
 	same := commonPrefix(pat, text)
-	line := lineOf(data, start)
+	line := lines(start)
 	return change{
 		start: start, end: start + len(pat), text: text,
 		startLine: line, firstLine: line + bytes.Count(text[:same], nl),

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/shellport/shellport/internal/sandbox"
@@ -72,4 +73,50 @@ func TestSandboxHoldsTheEditor(t *testing.T) {
 	if res := edit(kernelOnly, map[string]any{"command": "view", "path": target}); res.IsError {
 		t.Fatal(res.Text)
 	}
+}
+
+// Issue 16: a large settled file is mapped on the sandbox's confined
+// thread like any other file work: inside the workspace the edit goes
+// through; outside it the kernel refuses it before anything is mapped or
+// written.
+func TestSandboxHoldsTheMappedEdit(t *testing.T) {
+	if s := sandbox.Probe(); s.Backend != sandbox.BackendLandlock {
+		t.Skipf("no Landlock here: %s", s.Reason)
+	}
+	ws, out := t.TempDir(), t.TempDir()
+	off := false
+	p, err := sandbox.Resolve(sandbox.Request{Session: &sandbox.Config{Mode: sandbox.ModeWorkspaceWrite, WritableTmp: &off}, Cwd: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	text := mappedText()
+	inside, outside := filepath.Join(ws, "big.c"), filepath.Join(out, "big.c")
+	for _, f := range []string{inside, outside} {
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		waitOld(t, f)
+	}
+	tl := newTool(t, 0)
+	kernelOnly := tools.Session{ID: "s", Cwd: ws, Sandbox: p}
+	for _, f := range []string{inside, outside} {
+		res, err := tl.Call(context.Background(), &tools.Call{ID: "c", Session: kernelOnly, Arguments: mustJSONArgs(replaceArgs(f, "\ttarget();", "\ttarget(1);"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == outside {
+			if !res.IsError {
+				t.Fatalf("the kernel let an edit outside through: %s", res.Text)
+			}
+			contains(t, res.Text, "permission denied")
+			wantFile(t, outside, text)
+			noDebris(t, out)
+			continue
+		}
+		if res.IsError {
+			t.Fatalf("edit inside the workspace: %s", res.Text)
+		}
+	}
+	wantFile(t, inside, strings.Replace(text, "\ttarget();", "\ttarget(1);", 1))
 }

@@ -235,7 +235,7 @@ func (t *tool) undoEdit(ctx context.Context, session, path string) (*tools.Resul
 			Structured: map[string]any{"path": path, "removed": true},
 		}, nil
 	}
-	res, err := t.modify(ctx, "", path, func(data []byte) (change, error) {
+	res, err := t.modify(ctx, "", path, func(data []byte, _ func(int) int) (change, error) {
 		if !st.holdsAfter(data) {
 			return change{}, changedSince(path)
 		}

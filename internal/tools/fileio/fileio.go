@@ -11,6 +11,11 @@
 // a patch of one file, through any of its names, from any session or
 // runtime, take turns.
 //
+// Large files: Locked.MapForChange maps a large file whose change time is
+// already settled instead of reading it, for a caller that only reads it
+// until it saves; Save then trusts the change time alone, or answers
+// ErrReadAgain.
+//
 // Writes: Locked.Save replaces a file atomically (a temporary file beside
 // it, hidden and named ".NAME.shellport-XXXX.tmp", gets the content, the
 // owner, the mode bits and the extended attributes, is synced and renamed

@@ -30,17 +30,27 @@ type Locked struct {
 	// closeLater records that a Save renamed a new file over a large f:
 	// release closes f in the background (see closeLaterMin).
 	closeLater bool
+	// mapped is f's content mapped by MapForChange, nil when it was read
+	// into memory; release unmaps it.
+	mapped []byte
 }
 
 // closeLaterMin is the size from which the descriptor of a file an edit
-// replaced is closed in the background. Closing the last descriptor of a
-// file that a rename has unlinked makes the kernel free it there and
-// then, its cached pages and its blocks: 27 ms for 35 MB on ext4, a
-// quarter of such an edit (issue 16). No one can reach that file any more
-// (its name leads to the new one), so the edit need not wait. The advisory
-// lock on it goes with the descriptor; a process that waited for that
-// lock finds the name leads to another file and starts over (lockOnce).
+// replaced is closed (and its mapping removed) in the background. Closing
+// the last reference to a file that a rename has unlinked makes the kernel
+// free it there and then, its cached pages and its blocks: 27 ms for 35 MB
+// on ext4, a quarter of such an edit (issue 16). No one can reach that
+// file any more (its name leads to the new one), so the edit need not
+// wait. The advisory lock on it goes with the descriptor; a process that
+// waited for that lock finds the name leads to another file and starts
+// over (lockOnce).
 const closeLaterMin = 8 << 20
+
+// close unmaps and closes the file.
+func (l *Locked) close() {
+	l.dropMapping()
+	_ = l.f.Close() // best effort: only read from; closing also drops the advisory lock
+}
 
 // Info is the file as it was when it was locked (or last saved).
 func (l *Locked) Info() fs.FileInfo { return l.fi }
@@ -81,10 +91,10 @@ func lockOnce(ctx context.Context, reals, names []string) (_ []*Locked, _ func()
 	release := func() {
 		for _, l := range opened {
 			if l.closeLater {
-				go func(f *os.File) { _ = f.Close() }(l.f) // best effort, as below
+				go l.close()
 				continue
 			}
-			_ = l.f.Close() // best effort: only read from; closing also drops the advisory lock
+			l.close()
 		}
 		if unlockKeys != nil {
 			unlockKeys()

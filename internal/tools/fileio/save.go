@@ -66,7 +66,7 @@ func (l *Locked) ReadText(name, shell string) ([]byte, error) {
 
 // ReadForChange is ReadText without the text checks, for a caller that
 // runs CheckText itself (alongside other work on a large file) before it
-// changes anything.
+// changes anything. A mapping made by MapForChange is dropped first.
 func (l *Locked) ReadForChange(name, shell string) ([]byte, error) {
 	if l.fi.Size() > MaxTextBytes {
 		return nil, tooLarge(name, l.fi.Size(), shell)
@@ -74,10 +74,7 @@ func (l *Locked) ReadForChange(name, shell string) ([]byte, error) {
 	if err := checkWritable(l.Real); err != nil {
 		return nil, PathErr("write", name, err)
 	}
-	if _, err := l.f.Seek(0, io.SeekStart); err != nil {
-		return nil, PathErr("read", name, err)
-	}
-	data, err := readAll(l.f, l.fi.Size())
+	data, err := l.readWhole()
 	if err != nil {
 		return nil, PathErr("read", name, err)
 	}
@@ -119,6 +116,9 @@ func (l *Locked) Save(data []byte, c Change) (Saved, error) {
 	case mountPoint(l.Real, l.fi):
 		why = "it is a mount point, which a new file cannot replace"
 	}
+	if why != "" && l.mapped != nil {
+		return Saved{}, ErrReadAgain // MapForChange maps no such file; the caller's data would change under it
+	}
 	if why == "" {
 		done, reason, err := l.replace(data, c)
 		if done || err != nil {
@@ -128,6 +128,9 @@ func (l *Locked) Save(data []byte, c Change) (Saved, error) {
 			return Saved{}, err
 		}
 		why = reason
+		if l.mapped != nil {
+			return Saved{}, ErrReadAgain // writing in place would change the mapping under the caller
+		}
 	}
 	if err := l.writeInPlace(data, c); err != nil {
 		return Saved{}, err
@@ -164,6 +167,9 @@ func (l *Locked) replace(data []byte, c Change) (done bool, reason string, err e
 	}()
 	for _, p := range [][]byte{data[:c.Start], c.Text, data[c.End:]} {
 		if _, err := f.Write(p); err != nil {
+			if l.mapped != nil && isFault(err) {
+				return false, "", changedError{"it was cut short"} // the mapped pages past its new end are gone
+			}
 			return false, "", err
 		}
 	}
@@ -372,6 +378,9 @@ func (l *Locked) unchanged(data []byte, probe *clockProbe) error {
 	if testOnlyChecked != nil {
 		testOnlyChecked(byContent)
 	}
+	if byContent && l.mapped != nil {
+		return ErrReadAgain // a mapping shows the file as it is now: comparing the two proves nothing
+	}
 	if byContent && !sameContent(l.f, data) {
 		return changedError{"it was written to"}
 	}
@@ -388,10 +397,7 @@ func (l *Locked) settledByChangeTime(probe *clockProbe) bool {
 	if c.IsZero() || p.IsZero() {
 		return false
 	}
-	margin := coarseMargin
-	if c.Nanosecond()%1e7 != 0 || p.Nanosecond()%1e7 != 0 {
-		margin = fineMargin
-	}
+	margin := changeMargin(c, p)
 	fsClockThen := p.Add(-probe.at.Sub(l.seen)) // at most the file system's clock when fi was taken
 	return c.Add(margin).Before(fsClockThen)
 }
