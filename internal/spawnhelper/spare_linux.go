@@ -30,11 +30,11 @@ import (
 type Spares struct {
 	helper string
 
-	mu        sync.Mutex
-	idle      *spare
-	refilling bool
-	closed    bool
-	fills     sync.WaitGroup
+	mu     sync.Mutex
+	idle   *spare
+	filled chan struct{} // closed when the refill under way ends; nil when none is
+	closed bool
+	fills  sync.WaitGroup
 }
 
 // spare is a supervisor waiting for its spec.
@@ -61,7 +61,7 @@ func (p *Spares) Start(ctx context.Context, s Spec) (*Process, error) {
 		s.Args = []string{s.Path}
 	}
 	defer p.refill()
-	sp := p.claim()
+	sp := p.claim(ctx)
 	if sp == nil {
 		return Start(ctx, s)
 	}
@@ -102,33 +102,51 @@ func (p *Spares) SparePid() int {
 	return p.idle.proc.Pid
 }
 
-func (p *Spares) claim() *spare {
+// claim takes the spare that is ready, or waits for the one being
+// started: its exec began before this spawn came, so it is ready sooner
+// than a supervisor exec'd now would be. nil: none (another spawn took
+// it, or it could not be started).
+func (p *Spares) claim(ctx context.Context) *spare {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	sp := p.idle
+	sp, filled := p.idle, p.filled
 	p.idle = nil
+	p.mu.Unlock()
+	if sp != nil || filled == nil {
+		return sp
+	}
+	select {
+	case <-filled:
+	case <-ctx.Done():
+		return nil
+	}
+	p.mu.Lock()
+	sp = p.idle
+	p.idle = nil
+	p.mu.Unlock()
 	return sp
 }
 
 // refill starts a spare in the background unless one is ready or coming.
 func (p *Spares) refill() {
 	p.mu.Lock()
-	if p.closed || p.idle != nil || p.refilling {
+	if p.closed || p.idle != nil || p.filled != nil {
 		p.mu.Unlock()
 		return
 	}
-	p.refilling = true
+	filled := make(chan struct{})
+	p.filled = filled
 	p.fills.Add(1)
 	p.mu.Unlock()
 	go func() {
 		defer p.fills.Done()
 		sp, err := startSpare(p.helper)
 		p.mu.Lock()
-		p.refilling = false
+		p.filled = nil
 		if err == nil && !p.closed {
 			p.idle, sp = sp, nil
 		}
 		p.mu.Unlock()
+		close(filled)
 		if sp != nil {
 			sp.discard()
 		}
