@@ -25,8 +25,8 @@ import (
 // a unix socket, the descriptors as SCM_RIGHTS. A spare is contained like
 // every supervisor from its start (the life pipe, its parent-death signal)
 // and, once claimed, is exactly the supervisor [Start] would have started.
-// One that is never claimed is killed by Close. The zero of spares is
-// none: a nil *Spares starts every program with [Start].
+// One that is never claimed is killed by Close. A nil *Spares starts
+// every program with [Start].
 type Spares struct {
 	helper string
 

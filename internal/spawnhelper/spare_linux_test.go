@@ -15,6 +15,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/testkit"
@@ -298,4 +301,65 @@ func holdSpare(helper string) {
 	}
 	fmt.Println(sp.SparePid())
 	select {}
+}
+
+// openTerminal opens a new pseudo-terminal: its master and slave sides.
+func openTerminal(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close(); _ = s.Close() })
+	return m, s
+}
+
+// A program started on a terminal through a spare (what a persistent shell
+// would be) has it as its controlling terminal and fds 0-2, as through
+// Start.
+func TestSpareStartsOnATerminal(t *testing.T) {
+	sp, helper := readySpares(t)
+	spare := sp.SparePid()
+	master, slave := openTerminal(t)
+	p, err := sp.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "bash", Dir: "/", TTY: slave,
+		Args: []string{"bash", "--noprofile", "--norc", "-c", `t=$(tty); [ "$(readlink /proc/$$/fd/1)" = "$t" ] && [ "$(readlink /proc/$$/fd/2)" = "$t" ] && [ "$(ps -o tty= -p $$)" = "${t#/dev/}" ] && echo "on $t"; read -r line; echo "got $line"`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.KillAll(); _, _ = p.Wait() })
+	if p.SupervisorPid() != spare {
+		t.Fatalf("supervisor %d, want the spare %d", p.SupervisorPid(), spare)
+	}
+	_ = slave.Close()
+	if _, err := master.WriteString("hello\n"); err != nil {
+		t.Fatal(err)
+	}
+	want := "on /dev/pts/"
+	var got []byte
+	buf := make([]byte, 1024)
+	_ = master.SetReadDeadline(time.Now().Add(testWait))
+	for !strings.Contains(string(got), "got hello") {
+		n, err := master.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("terminal output ended (%v): %q", err, got)
+		}
+	}
+	if !strings.Contains(string(got), want) {
+		t.Fatalf("terminal output %q, want %q", got, want)
+	}
+	if st, err := p.Wait(); err != nil || !st.Success() {
+		t.Fatalf("status %v %v", st, err)
+	}
 }
