@@ -145,8 +145,13 @@ static void parse(int argc, char **argv, struct options *o)
 		else
 			o->parent = (pid_t)v;
 	}
-	if (o->check_spec)
+	if (o->check_spec) {
+#ifdef __linux__
 		return;
+#else
+		usage_error(o, "--check-spec needs Linux");
+#endif
+	}
 	if (o->spare_fd >= 0) {
 		/* The spec brings DIR, PROGRAM and its arguments. */
 		if (i != argc || !o->supervise)

@@ -13,7 +13,7 @@
  *   payload: DIR\0 PROGRAM\0 ARGV[0]\0 ... ARGV[argc-1]\0 ENV[0]\0 ... ENV[envc-1]\0
  *
  * The roles say which descriptors came, in this order: stdin, stdout,
- * stderr, terminal, fd 3, Landlock ruleset, seccomp program (SPEC_FD_*);
+ * stderr, terminal, fd 3, Landlock ruleset, seccomp program (enum spec_role);
  * exactly as many as roles has bits must come. The payload holds exactly
  * argc + envc + 2 strings, each ended by its NUL, and nothing after them.
  * Anything else is refused as a usage error, without starting anything.
@@ -92,9 +92,9 @@ int parse_spec(const unsigned char *header, char *payload, char **ptrs, struct s
 		return -1; /* too few strings, or bytes after the last NUL */
 	out->dir = ptrs[0];
 	out->prog = ptrs[1];
-	/* argv and envp are NULL-terminated arrays in ptrs: argv's NULL takes
-	 * the place of the first environment string, which moves past the
-	 * last (ptrs holds want + 2). */
+	/* argv and envp are NULL-terminated arrays in ptrs: the environment's
+	 * strings move up by one to leave room for argv's NULL, and envp's
+	 * NULL follows them (ptrs holds want + 3). */
 	out->argv = ptrs + 2;
 	out->envp = ptrs + 2 + argc + 1;
 	for (size_t i = envc; i > 0; i--)
