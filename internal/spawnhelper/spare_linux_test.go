@@ -274,9 +274,11 @@ func TestSpareDiesWithItsRuntime(t *testing.T) {
 		t.Fatalf("read the spare's pid: %v (%q)", err, line)
 	}
 	spare, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || !isSpare(spare) {
+	if err != nil {
 		t.Fatalf("no spare: %q (%v)", line, err)
 	}
+	// Its arguments read empty until its exec has laid them out.
+	eventually(t, "the spare running", func() bool { return isSpare(spare) })
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +343,8 @@ func TestSpareStartsOnATerminal(t *testing.T) {
 	if p.SupervisorPid() != spare {
 		t.Fatalf("supervisor %d, want the spare %d", p.SupervisorPid(), spare)
 	}
-	_ = slave.Close()
+	// The slave side stays open here until the output is read: a
+	// terminal whose every slave is closed may fail the master's reads.
 	if _, err := master.WriteString("hello\n"); err != nil {
 		t.Fatal(err)
 	}
