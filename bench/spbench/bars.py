@@ -600,14 +600,23 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             ", ".join(f"{n.split('-')[1]} {x_(obash[n])}" for n in SP),
             _all(list(obash.values()), lambda r: r <= 1.1),
             "subprocess.run forks and execs bash once. The bash tool's spawn goes through "
-            "the C supervisor first (one more exec; bash itself is started with a "
-            "vfork-style clone, no copy of the supervisor's memory), gives the command its "
-            "own session and process group, pipes for stdout and stderr read to their end, "
-            "and a sweep of what it left behind, and adds the call's round trip through "
-            "the runtime. The supervisor is built without a C library (no start-up of "
-            "its own, a 30 KB image); measured during issue 16 it still adds about 0.3 ms "
-            "of CPU per spawn on this machine (the kernel's exec and exit of one more "
-            "process), where a static glibc helper added 0.5 to 1 ms.",
+            "the C supervisor (bash itself is started with a vfork-style clone, no copy "
+            "of the supervisor's memory), gives the command its own session and process "
+            "group, pipes for stdout and stderr read to their end, and a sweep of what it "
+            "left behind, and adds the call's round trip through the runtime. The "
+            "supervisor is built without a C library (a 30 KB image), and since issue 16 "
+            "the bash tool keeps one supervisor started ahead of the next command (a "
+            "spare that receives the command over a unix socket), so the helper's exec "
+            "is no longer on the command's path; the next spare is exec'd while the "
+            "command runs, which on two busy cores competes with it. What is left on the "
+            "path: the supervisor's clone of bash and its exit after bash's, and the "
+            "call's round trip (a no-op call's cost). On this virtual machine starting "
+            "and ending any process costs about 0.2 ms of CPU (a static program that only "
+            "exits) and a supervised `true` about 0.45 ms more than an unsupervised one "
+            "(measured during issue 16); the spare moves that CPU, it does not save it. "
+            "Closer to 1.0x would need no process per command between the runtime and "
+            "bash: one supervisor per session or runtime, which then must tell whose "
+            "orphan is whose.",
         )
     )
     ph = _get(c, "cold_start", "median_phases") or {}

@@ -25,6 +25,8 @@ struct restrictions {
 struct options {
 	int supervise;    /* --supervise: fork the program and supervise it (Linux) */
 	int sweep_scan_all; /* --sweep-scan-all: find descendants in all of /proc (tests) */
+	int spare_fd;     /* --spare FD: wait for the program's spec on this socket (spare.c) */
+	int check_spec;   /* --check-spec: parse a spec from fd 0 and print it (fuzzing) */
 	int life_fd;      /* --life FD: end of file here means the runtime is gone */
 	int report_fd;    /* --report FD: "pid N", "error OP ERRNO", "end" lines */
 	int tty_fd;       /* --tty FD: the terminal (shim mode: always 3) */
@@ -65,6 +67,44 @@ enum step {
 
 const char *step_name(int op);
 
+/* A spare's spec (spare.c): what the runtime decides per spawn, sent to a
+ * supervisor that was started before it was needed. */
+#define SPEC_MAGIC 0x31535053u /* "SPS1" */
+#define SPEC_HEADER 24
+#define SPEC_MAX_PAYLOAD (64u << 20)
+enum spec_role {
+	SPEC_STDIN,
+	SPEC_STDOUT,
+	SPEC_STDERR,
+	SPEC_TTY,
+	SPEC_FD3,
+	SPEC_LANDLOCK,
+	SPEC_SECCOMP,
+	SPEC_ROLES,
+};
+#define SPEC_MAX_FDS SPEC_ROLES
+#define SPEC_FD_ALL ((1u << SPEC_ROLES) - 1)
+#define SPEC_FLAG_SWEEP_SCAN_ALL 1u
+#define SPEC_FLAG_ALL SPEC_FLAG_SWEEP_SCAN_ALL
+struct spec {
+	unsigned roles, flags;
+	size_t argc, envc;
+	const char *dir, *prog;
+	char **argv, **envp; /* NULL-terminated */
+	int fd[SPEC_ROLES];  /* -1 where the role's bit is not set */
+};
+/* parse_spec checks a spec's header and payload (the payload length is the
+ * header's) and fills out, its string arrays in ptrs (spec_ptrs(length)
+ * pointers). It returns 0, or -1 for a refused spec. */
+int parse_spec(const unsigned char *header, char *payload, char **ptrs, struct spec *out);
+size_t spec_ptrs(size_t len);
+/* recv_spec receives one spec and its descriptors on sock. It returns 1,
+ * 0 at end of file before any byte, or -1; the descriptors received are
+ * in fds (*nfds of them) whatever it returns. */
+int recv_spec(int sock, struct spec *out, int *fds, int *nfds);
+/* check_spec is --check-spec (spare.c); it does not return. */
+void check_spec(void);
+
 /* prepare_and_exec turns the calling process into the program: the process
  * state every shellport program starts with (child.c). It returns only on
  * failure, with the step and errno in *f. supervisor is the pid whose death
@@ -80,6 +120,6 @@ int close_except(int low, const int *keep, int nkeep);
 int restrict_child(const struct restrictions *r);
 
 /* supervise runs the Linux supervisor (supervise.c) and never returns. */
-void supervise(const struct options *o);
+void supervise(struct options *o);
 
 #endif

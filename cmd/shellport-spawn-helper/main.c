@@ -28,6 +28,12 @@
  *   --argv0 NAME            the program's argv[0] (default: PROGRAM)
  *   --landlock-ruleset FD   restrict the program with this Landlock ruleset
  *   --seccomp-filter FD     and this seccomp BPF program (restrict.c)
+ *   --spare FD              start as a spare: set up the supervisor, then wait
+ *                           for the program's spec on the socket FD (spare.c);
+ *                           DIR and PROGRAM are not given. End of file on FD
+ *                           before a spec ends the spare quietly.
+ *   --check-spec            parse a spare's spec from fd 0 and print it;
+ *                           start nothing (the parser's fuzzing seam)
  *   --sweep-scan-all        find the descendants to kill by scanning all of
  *                           /proc, the fallback for kernels without
  *                           /proc/PID/task/TID/children (for tests: both
@@ -37,7 +43,7 @@
 #include "helper.h"
 
 static const char usage[] = "usage: shellport-spawn-helper [--supervise] [--life FD] [--report FD] [--parent PID] "
-			    "[--tty FD] [--fd3 FD] [--argv0 NAME] [--landlock-ruleset FD] [--seccomp-filter FD] [--sweep-scan-all] [--] DIR PROGRAM [ARG...]";
+			    "[--tty FD] [--fd3 FD] [--argv0 NAME] [--landlock-ruleset FD] [--seccomp-filter FD] [--sweep-scan-all] [--spare FD | --] DIR PROGRAM [ARG...]";
 
 /* say writes "shellport-spawn-helper: <text>" to fd 2, best effort. */
 static void say(const char *text)
@@ -93,6 +99,10 @@ static void parse(int argc, char **argv, struct options *o)
 			o->sweep_scan_all = 1;
 			continue;
 		}
+		if (strcmp(name, "--check-spec") == 0) {
+			o->check_spec = 1;
+			continue;
+		}
 		if (strcmp(name, "--argv0") == 0) {
 			if (i + 1 >= argc)
 				usage_error(o, "option --argv0 needs a value");
@@ -108,6 +118,8 @@ static void parse(int argc, char **argv, struct options *o)
 			slot = &o->tty_fd;
 		else if (strcmp(name, "--fd3") == 0)
 			slot = &o->fd3;
+		else if (strcmp(name, "--spare") == 0)
+			slot = &o->spare_fd;
 		else if (strcmp(name, "--landlock-ruleset") == 0)
 			slot = &o->restrict_to.landlock_fd;
 		else if (strcmp(name, "--seccomp-filter") == 0)
@@ -132,6 +144,19 @@ static void parse(int argc, char **argv, struct options *o)
 			*slot = v;
 		else
 			o->parent = (pid_t)v;
+	}
+	if (o->check_spec) {
+#ifdef __linux__
+		return;
+#else
+		usage_error(o, "--check-spec needs Linux");
+#endif
+	}
+	if (o->spare_fd >= 0) {
+		/* The spec brings DIR, PROGRAM and its arguments. */
+		if (i != argc || !o->supervise)
+			usage_error(o, "--spare takes no DIR or PROGRAM and needs --supervise");
+		return;
 	}
 	if (argc - i < 2)
 		usage_error(o, "missing DIR or PROGRAM");
@@ -173,9 +198,14 @@ int main(int argc, char **argv)
 		.report_fd = -1,
 		.tty_fd = -1,
 		.fd3 = -1,
+		.spare_fd = -1,
 		.restrict_to = {.landlock_fd = -1, .seccomp_fd = -1},
 	};
 	parse(argc, argv, &o);
+#ifdef __linux__
+	if (o.check_spec)
+		check_spec(); /* does not return */
+#endif
 	if (o.supervise)
 		supervise(&o); /* does not return */
 

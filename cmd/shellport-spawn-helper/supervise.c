@@ -44,7 +44,7 @@
 
 #ifndef __linux__
 
-void supervise(const struct options *o)
+void supervise(struct options *o)
 {
 	(void)o;
 	static const char msg[] = "shellport-spawn-helper: --supervise needs Linux (a child subreaper)\n";
@@ -592,7 +592,67 @@ static void start(struct state *s)
 	put_report(o->report_fd, line);
 }
 
-void supervise(const struct options *o)
+/* await_spec is a spare's wait (--spare): set up, it waits for the one
+ * program it will supervise, whose spec and descriptors arrive on
+ * o->spare_fd (spare.c), and fills o with them. While it waits it has no
+ * child: every trigger that would kill everything ends it instead, as
+ * does end of file on the socket (the runtime let it go). Its own
+ * standard descriptors are /dev/null; the program's arrive with the spec
+ * and take their places. */
+static void await_spec(struct state *s, struct options *o)
+{
+	/* Whatever the runtime's process let a child inherit is not held
+	 * while the spare waits (a host's pipe would not reach end of file):
+	 * only its standard descriptors, the life and report pipes and the
+	 * socket stay. */
+	int keep[3] = {o->life_fd, o->report_fd, o->spare_fd};
+	close_except(3, keep, 3);
+	for (;;) {
+		struct pollfd p[2] = {{.fd = o->life_fd, .events = POLLIN}, {.fd = o->spare_fd, .events = POLLIN}};
+		int n = ppoll(p, 2, NULL, &wait_mask);
+		if (n < 0 && errno != EINTR)
+			_exit(FAIL_STATUS);
+		take_signals(s);
+		if (s->kill_now)
+			_exit(FAIL_STATUS);
+		if (n > 0 && p[0].revents != 0 && life_gone(o->life_fd, p[0].revents))
+			_exit(FAIL_STATUS);
+		if (n > 0 && p[1].revents != 0)
+			break;
+	}
+	struct spec spec;
+	int fds[SPEC_MAX_FDS], nfds = 0;
+	int r = recv_spec(o->spare_fd, &spec, fds, &nfds);
+	if (r <= 0) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (r == 0)
+			_exit(0); /* let go unclaimed */
+		setup_failed(o, STEP_USAGE, EINVAL);
+	}
+	close(o->spare_fd);
+	o->spare_fd = -1;
+	for (int fd = 0; fd <= 2; fd++) {
+		int from = spec.fd[SPEC_STDIN + fd];
+		if (from < 0 || from == fd)
+			continue;
+		if (dup2(from, fd) < 0)
+			setup_failed(o, STEP_DUP2, errno);
+		close(from);
+	}
+	o->tty_fd = spec.fd[SPEC_TTY];
+	o->fd3 = spec.fd[SPEC_FD3];
+	o->restrict_to.landlock_fd = spec.fd[SPEC_LANDLOCK];
+	o->restrict_to.seccomp_fd = spec.fd[SPEC_SECCOMP];
+	o->dir = spec.dir;
+	o->prog = spec.prog;
+	o->argv = spec.argv;
+	environ = spec.envp;
+	if (spec.flags & SPEC_FLAG_SWEEP_SCAN_ALL)
+		s->scan_all = 1;
+}
+
+void supervise(struct options *o)
 {
 	struct state s = {.o = o, .self = getpid(), .scan_all = o->sweep_scan_all};
 	unsigned long block = wait_mask;
@@ -617,6 +677,8 @@ void supervise(const struct options *o)
 	if (setsid() < 0 && getsid(0) != s.self)
 		setup_failed(o, STEP_SETSID, errno);
 
+	if (o->spare_fd >= 0)
+		await_spec(&s, o);
 	start(&s);
 
 	while (!s.kill_now && !s.target_done) {

@@ -6,9 +6,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/testkit"
@@ -105,4 +109,71 @@ func footprint(pid int) (kb, fds float64, err error) {
 		return 0, 0, err
 	}
 	return kb, float64(len(entries)), nil
+}
+
+// BenchmarkSpareVsStart alternates `bash -c true` started under a
+// supervisor exec'd for it (Start) and under a spare started ahead of it
+// (Spares.Start, issue 16), one of each per iteration, and reports both
+// medians and the CPU of the processes each way reaps (the supervisor and
+// bash; a spare's own start is counted when it is reaped, one spawn
+// later): pairing them keeps a shared machine's drift out of the ratio.
+func BenchmarkSpareVsStart(b *testing.B) {
+	helper := testkit.SpawnHelper(b)
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("no bash")
+	}
+	spares := spawnhelper.NewSpares(helper)
+	defer spares.Close()
+	dir := b.TempDir()
+	run := func(start func(context.Context, spawnhelper.Spec) (*spawnhelper.Process, error)) (time.Duration, time.Duration) {
+		var before, after syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &before)
+		t0 := time.Now()
+		p, err := start(context.Background(), spawnhelper.Spec{Helper: helper, Path: bash, Args: []string{"bash", "-c", "true"}, Dir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p != nil {
+			if st, err := p.Wait(); err != nil || !st.Success() {
+				b.Fatalf("%v %v", st, err)
+			}
+		}
+		wall := time.Since(t0)
+		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &after)
+		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+		return wall, cpu
+	}
+	run(spares.Start) // the first spare
+	var direct, spare, directCPU, spareCPU, plain, plainCPU []time.Duration
+	for b.Loop() {
+		w, c := run(func(context.Context, spawnhelper.Spec) (*spawnhelper.Process, error) {
+			return nil, exec.Command(bash, "-c", "true").Run()
+		})
+		plain, plainCPU = append(plain, w), append(plainCPU, c)
+		w, c = run(spawnhelper.Start)
+		direct, directCPU = append(direct, w), append(directCPU, c)
+		w, c = run(spares.Start)
+		spare, spareCPU = append(spare, w), append(spareCPU, c)
+	}
+	b.ReportMetric(float64(median(direct).Microseconds()), "start-p50-us")
+	b.ReportMetric(float64(median(spare).Microseconds()), "spare-p50-us")
+	b.ReportMetric(float64(mean(directCPU).Microseconds()), "start-cpu-us")
+	b.ReportMetric(float64(mean(spareCPU).Microseconds()), "spare-cpu-us")
+	b.ReportMetric(float64(median(plain).Microseconds()), "exec-p50-us")
+	b.ReportMetric(float64(mean(plainCPU).Microseconds()), "exec-cpu-us")
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func mean(d []time.Duration) time.Duration {
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	return sum / time.Duration(len(d))
 }

@@ -10,3 +10,10 @@ func SetSweepScanAll(on bool) (restore func()) {
 	old := sweepScanAll.Swap(on)
 	return func() { sweepScanAll.Store(old) }
 }
+
+// EncodeSpec is encodeSpec: s as a spare's spec, the number of descriptors
+// sent with it, and whether s can be one.
+func EncodeSpec(s Spec, scanAll bool) ([]byte, int, bool) {
+	msg, files, ok := encodeSpec(s, scanAll)
+	return msg, len(files), ok
+}

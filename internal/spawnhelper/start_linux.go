@@ -141,8 +141,7 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 		argv = append(argv, "--seccomp-filter", strconv.Itoa(len(files)))
 		files = append(files, s.Restrict.Seccomp)
 	}
-	dir := s.Dir
-	argv = append(append(argv, "--", dir, s.Path), s.Args[1:]...)
+	argv = append(append(argv, "--", s.Dir, s.Path), s.Args[1:]...)
 	for i, f := range files[:3] {
 		if f == nil {
 			files[i] = devNull()
@@ -154,9 +153,16 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("start spawn helper %s: %w", s.Helper, err)
 	}
-	p := &Process{helper: helper, report: rr}
 	// Abandoning the start ends the supervisor, which closes the pipe.
 	stop := context.AfterFunc(ctx, func() { _ = helper.Signal(syscall.SIGKILL) })
+	return started(ctx, stop, helper, rr, s)
+}
+
+// started waits for the first report of a supervisor that was given s
+// (exec'd with it, or a spare sent it): the program's pid, or why it could
+// not start it. stop undoes the kill that ctx's end arms.
+func started(ctx context.Context, stop func() bool, helper *os.Process, rr *os.File, s Spec) (*Process, error) {
+	p := &Process{helper: helper, report: rr}
 	line, rerr := readLine(rr)
 	if !stop() {
 		// Killed while starting: what the program may have started went
@@ -184,7 +190,7 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 		n, _ := strconv.Atoi(f[2])
 		e := &StartError{Op: f[1], Path: s.Path, Err: syscall.Errno(n)}
 		if e.Op == "chdir" {
-			e.Path = dir
+			e.Path = s.Dir
 		}
 		return nil, e
 	}

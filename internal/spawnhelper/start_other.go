@@ -46,3 +46,19 @@ func (p *Process) Wait() (*os.ProcessState, error) {
 
 // Lost is false.
 func (p *Process) Lost() bool { return false }
+
+// Spares are pre-started supervisors; there are none on this platform and
+// Start is [Start].
+type Spares struct{}
+
+// NewSpares returns a pool that starts every program with [Start].
+func NewSpares(string) *Spares { return &Spares{} }
+
+// Start is [Start].
+func (p *Spares) Start(ctx context.Context, s Spec) (*Process, error) { return Start(ctx, s) }
+
+// Close does nothing.
+func (p *Spares) Close() {}
+
+// SparePid is 0.
+func (p *Spares) SparePid() int { return 0 }

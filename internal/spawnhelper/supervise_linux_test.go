@@ -164,17 +164,29 @@ func TestPathLookupInTheProgramsEnvironment(t *testing.T) {
 	marker := testkit.Marker()
 	p := start(t, spawnhelper.Spec{Env: []string{"PATH=/nonexistent:" + dir}}, "sp-sleep", marker)
 	testkit.WaitProcs(t, marker, 1)
-	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/cmdline")
-	if got := strings.Split(string(cmdline), "\x00")[0]; got != "sp-sleep" {
+	if got := argv0(t, p.Pid()); got != "sp-sleep" {
 		t.Errorf("argv[0] %q, want sp-sleep", got)
 	}
 	renamed := testkit.Marker()
 	q := start(t, spawnhelper.Spec{Path: sleep}, "renamed-sleep", renamed)
 	testkit.WaitProcs(t, renamed, 1)
-	cmdline, _ = os.ReadFile("/proc/" + strconv.Itoa(q.Pid()) + "/cmdline")
-	if got := strings.Split(string(cmdline), "\x00")[0]; got != "renamed-sleep" {
+	if got := argv0(t, q.Pid()); got != "renamed-sleep" {
 		t.Errorf("argv[0] %q, want renamed-sleep", got)
 	}
+}
+
+// argv0 reads the argv[0] of process pid once it has one: the supervisor
+// reports the pid when the vfork-style child's exec has released the
+// supervisor's memory, which is before the kernel has laid out the new
+// program's arguments, and until then /proc/PID/cmdline reads empty.
+func argv0(t *testing.T, pid int) string {
+	t.Helper()
+	var cmdline []byte
+	eventually(t, "the program's arguments", func() bool {
+		cmdline, _ = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		return len(cmdline) > 0
+	})
+	return strings.Split(string(cmdline), "\x00")[0]
 }
 
 // The program leads its own session and process group, so a signal to the

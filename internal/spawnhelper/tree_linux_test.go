@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 	if marker := os.Getenv(threadForkEnv); marker != "" {
 		threadFork(marker)
 	}
+	if helper := os.Getenv(holdSpareEnv); helper != "" {
+		holdSpare(helper)
+	}
 	os.Exit(m.Run())
 }
 

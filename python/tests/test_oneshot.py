@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -390,3 +391,38 @@ def test_task_tool_presentation(s: shellport.Session) -> None:
     assert kill.presentation["title"] == f"Kill background task {task}"
     assert kill.presentation["kind"] == "other"
     assert task in str(kill.presentation["rawInput"])
+
+
+def _spares() -> set[int]:
+    """Live spare supervisors (shellport-spawn-helper --spare) on the machine."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        helper = args[0].endswith(b"shellport-spawn-helper")
+        if helper and b"--spare" in args and alive(int(entry.name)):
+            found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="spare supervisors are Linux's")
+def test_no_spare_supervisor_outlives_its_runtime(transport: str, tmp_path: Path) -> None:
+    """Issue 16: the supervisor a runtime starts ahead of its next one-shot
+    command is killed when the runtime closes; one is waiting after a
+    command, none is left once close returns."""
+    before = _spares()
+    rt = shellport.Runtime(transport=transport)
+    try:
+        with rt.session(tmp_path) as session:
+            assert bash(session, "echo hi").text.strip() == "hi"
+            wait_until(lambda: bool(_spares() - before), "a spare after the first command")
+            mine = _spares() - before
+            assert bash(session, "echo again").text.strip() == "again"
+    finally:
+        rt.close()
+    assert mine
+    assert not (_spares() - before), "a spare outlived its runtime"

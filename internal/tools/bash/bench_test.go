@@ -148,3 +148,39 @@ func BenchmarkSandboxedVsPlain(b *testing.B) {
 	b.ReportMetric(ms, "sandboxed-p50-us")
 	b.ReportMetric(ms-mp, "extra-p50-us")
 }
+
+// BenchmarkTrueSpareVsExec alternates blocks of 20 one-shot `true` calls
+// through two bash tools, one keeping a spare supervisor (the default,
+// issue 16) and one exec'ing a supervisor per command, calls back to back
+// as a caller makes them, and reports both medians.
+func BenchmarkTrueSpareVsExec(b *testing.B) {
+	helper := testkit.SpawnHelper(b)
+	spare := bash.New(tools.Host{SpillDir: b.TempDir()}, bash.Config{SpawnHelper: helper})
+	defer spare[0].(tools.Closer).Close()
+	execd := bash.New(tools.Host{SpillDir: b.TempDir()}, bash.Config{SpawnHelper: helper})
+	defer execd[0].(tools.Closer).Close()
+	bash.WithoutSpares(execd)
+	c := &tools.Call{ID: "b", Session: tools.Session{ID: "s", Key: "s", Cwd: b.TempDir()},
+		Arguments: json.RawMessage(`{"command":"true","description":"Do nothing"}`)}
+	var times [2][]time.Duration
+	block := func(i int, ts []tools.Tool) {
+		for range 20 {
+			t0 := time.Now()
+			res, err := ts[0].Call(b.Context(), c)
+			if err != nil || res.Text != "[no output]" {
+				b.Fatalf("%v %v", res, err)
+			}
+			times[i] = append(times[i], time.Since(t0))
+		}
+	}
+	for b.Loop() {
+		block(0, spare)
+		block(1, execd)
+	}
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds())
+	}
+	b.ReportMetric(median(times[0]), "spare-p50-us")
+	b.ReportMetric(median(times[1]), "exec-p50-us")
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shellport/shellport/internal/sandbox"
+	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/tools"
 )
 
@@ -23,6 +24,9 @@ type executor struct {
 	shellMu   sync.Mutex
 	shellPath string // resolved once, on first use
 	bufs      bufPool
+	// spares is the supervisor started ahead of the next command (Linux;
+	// internal/spawnhelper), killed by close.
+	spares *spawnhelper.Spares
 
 	mu      sync.Mutex
 	closed  bool
@@ -41,11 +45,13 @@ type executor struct {
 }
 
 func newExecutor(host tools.Host, cfg Config) *executor {
+	set := newSettings(host, cfg)
 	return &executor{
-		host:  host,
-		set:   newSettings(host, cfg),
-		tasks: make(map[string]*task),
-		live:  make(map[*group]struct{}),
+		host:   host,
+		set:    set,
+		spares: spawnhelper.NewSpares(set.spawnHelper),
+		tasks:  make(map[string]*task),
+		live:   make(map[*group]struct{}),
 
 		starting: make(map[string]int),
 		doomed:   make(map[string]bool),
@@ -222,6 +228,7 @@ func (e *executor) close() error {
 	}
 	e.mu.Unlock()
 	stuck := stopAll(groups, causeShutdown)
+	e.spares.Close()
 	if stuck > 0 {
 		return fmt.Errorf("bash: %d process groups had not exited %s after SIGKILL", stuck, drainWait+time.Second)
 	}

@@ -16,12 +16,13 @@ var errNoHelper = errors.New("no " + spawnhelper.Name + " is configured, and on 
 // launch starts the shell under its own supervisor (internal/spawnhelper):
 // a child subreaper that kills every process the command started, however
 // it detached, when the shell ends, when killAll asks, or when the runtime
-// dies.
+// dies. The supervisor is the executor's spare when one is ready: exec'd
+// before the command came, it only receives the command's spec.
 func (e *executor) launch(s launchSpec) (launched, int, error) {
 	if e.set.spawnHelper == "" {
 		return nil, 0, errNoHelper
 	}
-	p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{
+	p, err := e.spares.Start(context.Background(), spawnhelper.Spec{
 		Helper:   e.set.spawnHelper,
 		Path:     s.path,
 		Args:     s.argv,

@@ -1,0 +1,251 @@
+/*
+ * spare.c: a pre-started supervisor's spec (issue 16). A spare is a
+ * supervisor exec'd ahead of need (--spare FD): it has done its own set-up
+ * (signals, subreaper, parent-death signal, its session) and waits for the
+ * one program it will supervise. What the runtime decides per spawn arrives
+ * as one message on FD, a unix stream socket: a header, the strings, and
+ * the program's descriptors as SCM_RIGHTS on the header's first byte.
+ *
+ * The message, in the machine's byte order:
+ *
+ *   u32 magic "SPS1"  u32 payload length  u32 fd roles  u32 flags
+ *   u32 argc          u32 envc
+ *   payload: DIR\0 PROGRAM\0 ARGV[0]\0 ... ARGV[argc-1]\0 ENV[0]\0 ... ENV[envc-1]\0
+ *
+ * The roles say which descriptors came, in this order: stdin, stdout,
+ * stderr, terminal, fd 3, Landlock ruleset, seccomp program (enum spec_role);
+ * exactly as many as roles has bits must come. The payload holds exactly
+ * argc + envc + 2 strings, each ended by its NUL, and nothing after them.
+ * Anything else is refused as a usage error, without starting anything.
+ */
+#define _GNU_SOURCE
+#include "helper.h"
+
+#ifdef __linux__
+
+/* The kernel's msghdr and cmsghdr (the C library's layout on Linux). */
+struct sp_iovec {
+	void *base;
+	size_t len;
+};
+struct sp_msghdr {
+	void *name;
+	int namelen;
+	struct sp_iovec *iov;
+	size_t iovlen;
+	void *control;
+	size_t controllen;
+	int flags;
+};
+struct sp_cmsghdr {
+	size_t len;
+	int level;
+	int type;
+};
+#define SP_SOL_SOCKET 1
+#define SP_SCM_RIGHTS 1
+#define SP_MSG_CTRUNC 0x8
+#define SP_MSG_CMSG_CLOEXEC 0x40000000
+#define SP_CMSG_ALIGN(n) (((n) + sizeof(size_t) - 1) & ~(sizeof(size_t) - 1))
+#define SP_CMSG_LEN(n) (SP_CMSG_ALIGN(sizeof(struct sp_cmsghdr)) + (n))
+
+static int popcount(unsigned v)
+{
+	int n = 0;
+	for (; v != 0; v &= v - 1)
+		n++;
+	return n;
+}
+
+static unsigned get32(const unsigned char *p)
+{
+	unsigned v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+int parse_spec(const unsigned char *header, char *payload, char **ptrs, struct spec *out)
+{
+	memset(out, 0, sizeof *out);
+	if (get32(header) != SPEC_MAGIC)
+		return -1;
+	size_t len = get32(header + 4);
+	out->roles = get32(header + 8);
+	out->flags = get32(header + 12);
+	size_t argc = get32(header + 16), envc = get32(header + 20);
+	if (out->roles & ~SPEC_FD_ALL || out->flags & ~SPEC_FLAG_ALL)
+		return -1;
+	/* Every string takes at least its NUL, so the counts are bounded by
+	 * the payload, and ptrs (spec_ptrs of the length) holds them all. */
+	if (argc < 1 || argc > len || envc > len || argc + envc + 2 > len)
+		return -1;
+	size_t want = argc + envc + 2, got = 0, start = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (payload[i] != '\0')
+			continue;
+		if (got == want)
+			return -1; /* a string past the last */
+		ptrs[got++] = payload + start;
+		start = i + 1;
+	}
+	if (got != want || start != len)
+		return -1; /* too few strings, or bytes after the last NUL */
+	out->dir = ptrs[0];
+	out->prog = ptrs[1];
+	/* argv and envp are NULL-terminated arrays in ptrs: the environment's
+	 * strings move up by one to leave room for argv's NULL, and envp's
+	 * NULL follows them (ptrs holds want + 3). */
+	out->argv = ptrs + 2;
+	out->envp = ptrs + 2 + argc + 1;
+	for (size_t i = envc; i > 0; i--)
+		out->envp[i - 1] = ptrs[2 + argc + i - 1];
+	out->argv[argc] = NULL;
+	out->envp[envc] = NULL;
+	out->argc = argc;
+	out->envc = envc;
+	return 0;
+}
+
+size_t spec_ptrs(size_t len) { return len + 3; }
+
+/* read_full reads exactly n bytes; -1 on end of file or error. */
+static int read_full(int fd, char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t r = read(fd, buf, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		buf += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* recv_header reads the header and the descriptors sent with it. It
+ * returns the number of descriptors (placed in fds), 0 at end of file
+ * before any byte (the runtime let the spare go), or -1. */
+static int recv_header(int sock, unsigned char *header, int *fds, int *nfds)
+{
+	union {
+		char buf[SP_CMSG_LEN(SPEC_MAX_FDS * sizeof(int)) + 16];
+		size_t align;
+	} control;
+	struct sp_iovec iov = {.base = header, .len = SPEC_HEADER};
+	struct sp_msghdr msg = {.iov = &iov, .iovlen = 1, .control = control.buf, .controllen = sizeof control.buf};
+	long n;
+	do
+		n = syscall(__NR_recvmsg, sock, &msg, SP_MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	*nfds = 0;
+	if (n <= 0)
+		return n == 0 ? 0 : -1;
+	/* The descriptors first: whatever else is wrong, they are closed. */
+	for (size_t off = 0; off + sizeof(struct sp_cmsghdr) <= msg.controllen;) {
+		struct sp_cmsghdr *c = (struct sp_cmsghdr *)(control.buf + off);
+		if (c->len < SP_CMSG_LEN(0) || off + c->len > msg.controllen)
+			break;
+		if (c->level == SP_SOL_SOCKET && c->type == SP_SCM_RIGHTS) {
+			size_t k = (c->len - SP_CMSG_LEN(0)) / sizeof(int);
+			const char *data = (const char *)c + SP_CMSG_LEN(0);
+			for (size_t i = 0; i < k; i++) {
+				int fd;
+				memcpy(&fd, data + i * sizeof(int), sizeof fd);
+				if (*nfds < SPEC_MAX_FDS)
+					fds[(*nfds)++] = fd;
+				else
+					close(fd);
+			}
+		}
+		off += SP_CMSG_ALIGN(c->len);
+	}
+	if (msg.flags & SP_MSG_CTRUNC)
+		return -1;
+	if ((size_t)n < SPEC_HEADER && read_full(sock, (char *)header + n, SPEC_HEADER - (size_t)n) != 0)
+		return -1;
+	return 1;
+}
+
+int recv_spec(int sock, struct spec *out, int *fds, int *nfds)
+{
+	unsigned char header[SPEC_HEADER];
+	int r = recv_header(sock, header, fds, nfds);
+	if (r <= 0)
+		return r == 0 ? 0 : -1;
+	size_t len = get32(header + 4);
+	if (get32(header) != SPEC_MAGIC || len == 0 || len > SPEC_MAX_PAYLOAD)
+		return -1;
+	/* The spec's pages stay mapped: the program's argv and environment
+	 * point into them until its exec, and the supervisor ends soon after
+	 * its program does. */
+	size_t size = len + spec_ptrs(len) * sizeof(char *);
+	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return -1;
+	char **ptrs = (char **)mem;
+	char *payload = mem + spec_ptrs(len) * sizeof(char *);
+	if (read_full(sock, payload, len) != 0 || parse_spec(header, payload, ptrs, out) != 0)
+		return -1;
+	if (popcount(out->roles) != *nfds)
+		return -1;
+	int k = 0;
+	for (int role = 0; role < SPEC_ROLES; role++)
+		out->fd[role] = (out->roles & (1U << role)) ? fds[k++] : -1;
+	return 1;
+}
+
+/* check_spec parses a message read from fd 0 (without descriptors: the
+ * roles are not checked against any) and writes what it found to fd 1:
+ * "ok ROLES FLAGS ARGC ENVC\n" and the strings, each ended by its NUL;
+ * or exits 2 for a refused one. It is the spec parser's fuzzing seam
+ * (internal/spawnhelper's FuzzSpareSpec), and starts nothing. */
+void check_spec(void)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		_exit(FAIL_STATUS);
+	for (;;) {
+		if (len == cap) {
+			char *more = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
+			if (more == MAP_FAILED)
+				_exit(FAIL_STATUS);
+			buf = more, cap *= 2;
+		}
+		ssize_t n = read(0, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			_exit(FAIL_STATUS);
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len < SPEC_HEADER || get32((unsigned char *)buf + 4) != len - SPEC_HEADER)
+		_exit(2);
+	size_t plen = len - SPEC_HEADER;
+	char **ptrs = mmap(NULL, spec_ptrs(plen) * sizeof(char *), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ptrs == MAP_FAILED)
+		_exit(FAIL_STATUS);
+	struct spec s;
+	if (plen == 0 || parse_spec((unsigned char *)buf, buf + SPEC_HEADER, ptrs, &s) != 0)
+		_exit(2);
+	char line[96];
+	int n = snprintf(line, sizeof line, "ok %d %d %d %d\n", (int)s.roles, (int)s.flags, (int)s.argc, (int)s.envc);
+	if (write(1, line, (size_t)n) != n)
+		_exit(FAIL_STATUS);
+	const char *first[2] = {s.dir, s.prog};
+	for (int i = 0; i < 2; i++)
+		if (write(1, first[i], strlen(first[i]) + 1) < 0)
+			_exit(FAIL_STATUS);
+	for (char **p = s.argv; *p != NULL; p++)
+		if (write(1, *p, strlen(*p) + 1) < 0)
+			_exit(FAIL_STATUS);
+	for (char **p = s.envp; *p != NULL; p++)
+		if (write(1, *p, strlen(*p) + 1) < 0)
+			_exit(FAIL_STATUS);
+	_exit(0);
+}
+
+#endif

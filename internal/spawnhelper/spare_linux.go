@@ -1,0 +1,345 @@
+//go:build linux
+
+package spawnhelper
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Spares keeps one supervisor started ahead of need (issue 16): exec'ing
+// the helper, the kernel's work of one more process image, is off the
+// spawn's path, which only sends the spare what this spawn decides (the
+// program, its arguments, environment and directory, its descriptors) over
+// a unix socket, the descriptors as SCM_RIGHTS. A spare is contained like
+// every supervisor from its start (the life pipe, its parent-death signal)
+// and, once claimed, is exactly the supervisor [Start] would have started.
+// One that is never claimed is killed by Close. A nil *Spares starts
+// every program with [Start].
+type Spares struct {
+	helper string
+
+	mu     sync.Mutex
+	idle   *spare
+	filled chan struct{} // closed when the refill under way ends; nil when none is
+	closed bool
+	fills  sync.WaitGroup
+}
+
+// spare is a supervisor waiting for its spec.
+type spare struct {
+	proc   *os.Process
+	report *os.File // the read end of its report pipe
+	sock   int      // this side of the spec socket
+}
+
+// NewSpares returns a pool of spares of helper. It starts none: the first
+// Start through it does, after its own program has started.
+func NewSpares(helper string) *Spares { return &Spares{helper: helper} }
+
+// Start starts s.Path under a supervisor like [Start], through the spare
+// when one is ready (then refilled in the background). A spec a spare
+// cannot take (no Dir: the runtime's directory is read when the helper
+// starts; another helper), or a spare that cannot take it, goes through
+// [Start].
+func (p *Spares) Start(ctx context.Context, s Spec) (*Process, error) {
+	if p == nil || s.Helper != p.helper || s.Dir == "" || len(s.Restrict.Wrapper) > 0 {
+		return Start(ctx, s)
+	}
+	if len(s.Args) == 0 {
+		s.Args = []string{s.Path}
+	}
+	defer p.refill()
+	sp := p.claim(ctx)
+	if sp == nil {
+		return Start(ctx, s)
+	}
+	proc, err, sent := sp.start(ctx, s)
+	if !sent {
+		return Start(ctx, s)
+	}
+	return proc, err
+}
+
+// Close kills the spare not claimed yet and waits for a refill under way:
+// once it returns no spare of p is left. Later Starts go through [Start].
+func (p *Spares) Close() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.closed = true
+	sp := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	p.fills.Wait()
+	if sp != nil {
+		sp.discard()
+	}
+}
+
+// SparePid is the pid of the spare ready to be claimed, or 0.
+func (p *Spares) SparePid() int {
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.idle == nil {
+		return 0
+	}
+	return p.idle.proc.Pid
+}
+
+// claim takes the spare that is ready, or waits for the one being
+// started: its exec began before this spawn came, so it is ready sooner
+// than a supervisor exec'd now would be. nil: none (another spawn took
+// it, or it could not be started).
+func (p *Spares) claim(ctx context.Context) *spare {
+	p.mu.Lock()
+	sp, filled := p.idle, p.filled
+	p.idle = nil
+	p.mu.Unlock()
+	if sp != nil || filled == nil {
+		return sp
+	}
+	select {
+	case <-filled:
+	case <-ctx.Done():
+		return nil
+	}
+	p.mu.Lock()
+	sp = p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	return sp
+}
+
+// refill starts a spare in the background unless one is ready or coming.
+func (p *Spares) refill() {
+	p.mu.Lock()
+	if p.closed || p.idle != nil || p.filled != nil {
+		p.mu.Unlock()
+		return
+	}
+	filled := make(chan struct{})
+	p.filled = filled
+	p.fills.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.fills.Done()
+		sp, err := startSpare(p.helper)
+		p.mu.Lock()
+		p.filled = nil
+		if err == nil && !p.closed {
+			p.idle, sp = sp, nil
+		}
+		p.mu.Unlock()
+		close(filled)
+		if sp != nil {
+			sp.discard()
+		}
+	}()
+}
+
+// fdSpare is the number the spare gets the spec socket at (after the life
+// pipe and the report pipe).
+const fdSpare = 5
+
+// sendTimeout bounds the sending of a spec to a spare that does not read
+// it (stopped by someone): the spare is then dropped for [Start].
+const sendTimeout = 5 * time.Second
+
+// startSpare execs a spare: the supervisor's own set-up done, it waits for
+// a spec on the socket (--spare). Its standard descriptors are /dev/null,
+// its environment empty (the program's comes with the spec).
+func startSpare(helper string) (*spare, error) {
+	life, err := lifeReadEnd()
+	if err != nil {
+		return nil, err
+	}
+	null := devNull()
+	if null == nil {
+		return nil, errors.New("spawn helper: spare: no /dev/null")
+	}
+	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("spawn helper: spare socket: %w", err)
+	}
+	theirs := os.NewFile(uintptr(sv[1]), "|spare")
+	defer theirs.Close()
+	tv := unix.NsecToTimeval(sendTimeout.Nanoseconds())
+	_ = unix.SetsockoptTimeval(sv[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv) // Best effort: a hang guard.
+	var rp [2]int
+	if err := unix.Pipe2(rp[:], unix.O_CLOEXEC); err != nil {
+		_ = unix.Close(sv[0])
+		return nil, fmt.Errorf("spawn helper: report pipe: %w", err)
+	}
+	rr, rw := os.NewFile(uintptr(rp[0]), "|report"), os.NewFile(uintptr(rp[1]), "|report")
+	defer rw.Close()
+	argv := []string{helper, "--supervise",
+		"--life", strconv.Itoa(fdLife), "--report", strconv.Itoa(fdReport),
+		"--parent", strconv.Itoa(os.Getpid()), "--spare", strconv.Itoa(fdSpare)}
+	proc, err := os.StartProcess(helper, argv, &os.ProcAttr{Env: []string{}, Files: []*os.File{null, null, null, life, rw, theirs}})
+	if err != nil {
+		_ = unix.Close(sv[0])
+		_ = rr.Close()
+		return nil, fmt.Errorf("start spawn helper %s: %w", helper, err)
+	}
+	return &spare{proc: proc, report: rr, sock: sv[0]}, nil
+}
+
+// start sends s to the spare and waits for its report, as [Start] waits
+// for a supervisor it exec'd. sent is false when the spare did not get s
+// (it was gone, or s is not one a spec can carry): it has been discarded
+// and nothing was started.
+func (sp *spare) start(ctx context.Context, s Spec) (_ *Process, _ error, sent bool) {
+	msg, files, ok := encodeSpec(s, sweepScanAll.Load())
+	if !ok {
+		sp.discard()
+		return nil, nil, false
+	}
+	rights := make([]int, len(files))
+	for i, f := range files {
+		rights[i] = int(f.Fd())
+	}
+	stop := context.AfterFunc(ctx, func() { _ = sp.proc.Signal(syscall.SIGKILL) })
+	err := sendAll(sp.sock, msg, unix.UnixRights(rights...))
+	// The descriptors stay open until sent; the spare holds its own now.
+	runtime.KeepAlive(files)
+	_ = unix.Close(sp.sock) // Best effort: the spec is whole or the spare gone.
+	sp.sock = -1
+	if err != nil {
+		// Gone, stopped, or killed by ctx's end: nothing was started.
+		cancelled := !stop()
+		sp.discard()
+		if cancelled {
+			return nil, ctx.Err(), true
+		}
+		return nil, nil, false
+	}
+	p, err := started(ctx, stop, sp.proc, sp.report, s)
+	return p, err, true
+}
+
+// sendAll sends msg with the descriptors on its first byte. A send
+// interrupted before it sent anything is retried (a socket with a send
+// timeout is not restarted after a signal).
+func sendAll(sock int, msg, oob []byte) error {
+	for len(msg) > 0 {
+		n, err := unix.SendmsgN(sock, msg, oob, nil, unix.MSG_NOSIGNAL)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("spawn helper: send spec: %w", err)
+		}
+		msg, oob = msg[n:], nil
+	}
+	return nil
+}
+
+// discard kills an unclaimed (or failed) spare and reaps it.
+func (sp *spare) discard() {
+	if sp.sock >= 0 {
+		_ = unix.Close(sp.sock) // Best effort.
+		sp.sock = -1
+	}
+	_ = sp.proc.Signal(syscall.SIGKILL) // Best effort: it may have ended.
+	_, _ = sp.proc.Wait()
+	_ = sp.report.Close() // Best effort.
+}
+
+// The spec's layout (cmd/shellport-spawn-helper/spare.c): a header of six
+// 32-bit words in the machine's byte order, then NUL-terminated strings.
+const (
+	specMagic        = 0x31535053 // "SPS1"
+	specHeader       = 24
+	specMaxPayload   = 64 << 20
+	flagSweepScanAll = 1
+)
+
+// The roles of the descriptors sent with a spec, in the order they are
+// sent.
+const (
+	roleStdin = iota
+	roleStdout
+	roleStderr
+	roleTTY
+	roleFD3
+	roleLandlock
+	roleSeccomp
+)
+
+// encodeSpec lays s out as a spare's spec, and lists the descriptors to
+// send with it in the order of their roles. ok is false for a spec that
+// cannot be one (a string with a NUL, which exec refuses anyway, or one
+// too large): [Start] then reports it the way it always has.
+func encodeSpec(s Spec, scanAll bool) (msg []byte, files []*os.File, ok bool) {
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	var roles, flags uint32
+	stdio := [3]*os.File{s.Stdin, s.Stdout, s.Stderr}
+	if s.TTY != nil {
+		stdio = [3]*os.File{s.TTY, s.TTY, s.TTY}
+	}
+	for i, f := range stdio {
+		if f == nil {
+			f = devNull()
+		}
+		if f != nil {
+			roles |= 1 << (roleStdin + i)
+			files = append(files, f)
+		}
+	}
+	for _, x := range []struct {
+		role int
+		f    *os.File
+	}{{roleTTY, s.TTY}, {roleFD3, s.FD3}, {roleLandlock, s.Restrict.Landlock}, {roleSeccomp, s.Restrict.Seccomp}} {
+		if x.f != nil {
+			roles |= 1 << x.role
+			files = append(files, x.f)
+		}
+	}
+	if scanAll {
+		flags |= flagSweepScanAll
+	}
+	size := len(s.Dir) + len(s.Path) + 2
+	for _, list := range [][]string{s.Args, env} {
+		for _, a := range list {
+			size += len(a) + 1
+		}
+	}
+	if size > specMaxPayload {
+		return nil, nil, false
+	}
+	msg = make([]byte, specHeader, specHeader+size)
+	binary.NativeEndian.PutUint32(msg[0:], specMagic)
+	binary.NativeEndian.PutUint32(msg[4:], uint32(size))
+	binary.NativeEndian.PutUint32(msg[8:], roles)
+	binary.NativeEndian.PutUint32(msg[12:], flags)
+	binary.NativeEndian.PutUint32(msg[16:], uint32(len(s.Args)))
+	binary.NativeEndian.PutUint32(msg[20:], uint32(len(env)))
+	for _, list := range [][]string{{s.Dir, s.Path}, s.Args, env} {
+		for _, a := range list {
+			if strings.IndexByte(a, 0) >= 0 {
+				return nil, nil, false
+			}
+			msg = append(append(msg, a...), 0)
+		}
+	}
+	return msg, files, true
+}
