@@ -366,3 +366,60 @@ func TestSpareStartsOnATerminal(t *testing.T) {
 		t.Fatalf("status %v %v", st, err)
 	}
 }
+
+// A spare is exec'd long before its program: a host that changes its
+// umask or limits in between (a library host may, between calls) must see
+// the program take the new ones, as from a supervisor exec'd for it.
+func TestSpareTakesTheHostOfNow(t *testing.T) {
+	sp, helper := readySpares(t)
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	lowered := lim
+	lowered.Cur = min(lim.Cur, 4096) - 7
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lowered); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = unix.Setrlimit(unix.RLIMIT_NOFILE, &lim) })
+	old := syscall.Umask(0o027)
+	t.Cleanup(func() { syscall.Umask(old) })
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	spare := sp.SparePid()
+	p, err := sp.Start(context.Background(), spawnhelper.Spec{
+		Helper: helper, Path: "bash", Args: []string{"bash", "--noprofile", "--norc", "-c", `echo "umask $(umask) nofile $(ulimit -Sn)"`},
+		Dir: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")}, Stdout: w, Stderr: w,
+	})
+	_ = w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := (&started{Process: p, out: r}).output(t)
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("umask 0027 nofile %d\n", lowered.Cur); out != want {
+		t.Fatalf("the program saw %q, want %q", out, want)
+	}
+	if isSpare(spare) {
+		t.Fatalf("the stale spare %d is still there", spare)
+	}
+	// The next spare is exec'd with the host as it is now, and is used.
+	eventually(t, "a new spare ready", func() bool { return sp.SparePid() != 0 && sp.SparePid() != spare })
+	fresh := sp.SparePid()
+	p, err = sp.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "true", Dir: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if sp.SparePid() == fresh || isSpare(fresh) {
+		t.Fatalf("the fresh spare %d was not claimed", fresh)
+	}
+}
