@@ -51,6 +51,7 @@ type Process struct {
 	pid    int // the program's
 	helper *os.Process
 	report *os.File
+	early  []byte // report bytes read past the first line (a program that ended at once: its "end")
 
 	waitOnce sync.Once
 	state    *os.ProcessState
@@ -163,7 +164,8 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 // not start it. stop undoes the kill that ctx's end arms.
 func started(ctx context.Context, stop func() bool, helper *os.Process, rr *os.File, s Spec) (*Process, error) {
 	p := &Process{helper: helper, report: rr}
-	line, rerr := readLine(rr)
+	line, early, rerr := readLine(rr)
+	p.early = early
 	if !stop() {
 		// Killed while starting: what the program may have started went
 		// with its session (it dies of its parent-death signal).
@@ -198,18 +200,20 @@ func started(ctx context.Context, stop func() bool, helper *os.Process, rr *os.F
 }
 
 // readLine reads the supervisor's first report line, or what it wrote
-// before it died.
-func readLine(r *os.File) (string, error) {
+// before it died. rest is what the same reads got past the line: a
+// program that ends at once has its supervisor's "end" follow the pid
+// before the first read, and Wait must still find it.
+func readLine(r *os.File) (line string, rest []byte, _ error) {
 	var buf []byte
 	b := make([]byte, 64)
 	for {
 		n, err := r.Read(b)
 		buf = append(buf, b[:n]...)
 		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-			return string(buf[:i]), nil
+			return string(buf[:i]), buf[i+1:], nil
 		}
 		if err != nil {
-			return string(buf), nil // end of file: the supervisor died
+			return string(buf), nil, nil // end of file: the supervisor died
 		}
 	}
 }
@@ -249,6 +253,7 @@ func (p *Process) Wait() (*os.ProcessState, error) {
 		// The supervisor is gone, so everything it wrote is in the pipe,
 		// and no one else holds its write end.
 		rest, _ := io.ReadAll(p.report)
+		rest = append(p.early, rest...)
 		_ = p.report.Close() // Best effort.
 		if !bytes.Contains(rest, []byte("end\n")) {
 			p.lost = true

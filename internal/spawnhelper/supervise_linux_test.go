@@ -465,3 +465,26 @@ func TestStartHonoursItsContext(t *testing.T) {
 	}
 	testkit.WaitNoProcs(t, marker, "after an abandoned start")
 }
+
+// A program that ends at once has its supervisor write "pid N" and "end"
+// before the runtime's first read of the report pipe. Start's read of the
+// first line once dropped the "end" it read along, so Wait took the
+// supervisor for killed (about one start of `true` in four here) and
+// killed the program's session by a pid it had already reaped, free for
+// reuse by then.
+func TestProgramEndingAtOnceIsNotLost(t *testing.T) {
+	helper := testkit.SpawnHelper(t)
+	for i := range 100 {
+		p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "true", Dir: "/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := p.Wait()
+		if err != nil || !st.Success() {
+			t.Fatalf("start %d: status %v %v", i, st, err)
+		}
+		if p.Lost() {
+			t.Fatalf("start %d: a supervisor that reported its end is taken for lost", i)
+		}
+	}
+}
