@@ -38,6 +38,3 @@ func (p *Process) foregroundGroup() int {
 	}
 	return int(kp.Eproc.Tpgid)
 }
-
-// awaitExit returns at once: darwin runs no supervisor (see supervised).
-func awaitExit(int) {}

@@ -28,6 +28,4 @@ func killSession(int) error { return unsupported("killing a terminal session") }
 
 func signalName(sig syscall.Signal) string { return "signal " + strconv.Itoa(int(sig)) }
 
-func awaitExit(int) {}
-
 func (p *Process) readFunc(func([]byte)) error { return unsupported("reading a terminal") }

@@ -42,11 +42,12 @@ func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string, on
 	}
 	p.raw, _ = master.SyscallConn() // nil: ReadFunc reads through Read
 	go p.reap(func() (*os.ProcessState, error) {
-		// Parked in the poller until the supervisor has exited, so that
-		// Wait returns at once: a Wait that blocks holds an OS thread for
-		// the session's whole life (issue 16: one thread per live session,
-		// about a fifth of its memory in the runtime).
-		awaitExit(sup.SupervisorPid())
+		// Parked in the poller until the supervisor has exited (its
+		// report pipe's end of file), so that Wait returns at once: a Wait
+		// that blocks holds an OS thread for the session's whole life
+		// (issue 16: one thread per live session, about a fifth of its
+		// memory in the runtime).
+		sup.AwaitExit()
 		return sup.Wait()
 	})
 	return p
