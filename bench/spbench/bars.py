@@ -568,10 +568,11 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             ),
             _all([mem(n) for n in SP], lambda b: b <= 64 * 1024)
             and _all([fds(n) for n in SP], lambda f: f <= 3),
-            "Per session the runtime holds six descriptors: the PTY master, the driver's "
-            "inbox file and its two FIFOs (control and return), the supervisor's report pipe "
-            "(in the poller: its end of file is how the reaper learns the supervisor has "
-            "exited) and the pidfd Go's os.Process keeps for the supervisor "
+            "Per session the runtime holds five descriptors: the PTY master, the driver's "
+            "inbox file and its two FIFOs (control and return), and the supervisor's report "
+            "pipe (in the poller: its end of file is how the reaper learns the supervisor has "
+            "exited; the supervisor is known by its pid, not by the pidfd Go's os.Process "
+            "would hold, safe since it is not reaped before its exit is seen) "
             "(a call in flight also borrows an eventfd to wait on, "
             "from a pool that keeps at most 64 between calls); the supervisor holds two of "
             "its own (the runtime's life pipe and the report pipe; its standard descriptors "
@@ -583,13 +584,11 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "report pipe's end of file) and no read buffer (the terminal reader borrows one from a "
             "shared pool only while output is there): BenchmarkLiveSessionCost, per session: "
             "Go heap 16 → 7 KB, goroutine stacks 55 → 6 KB (a thread's stacks included), 1 → "
-            "0 threads, 6 descriptors as before. What the runtime's memory per session still holds "
+            "0 threads, 6 → 5 descriptors. What the runtime's memory per session still holds "
             "is the session's and the shell's state, two parked goroutines, the Go heap's "
             "headroom between collections and, over the library transport, the Python "
-            "objects of the session. Fewer descriptors need the supervisor started without "
-            "the pidfd Go keeps (one fewer; its Wait would then reap by pid and return "
-            "a status of its own), and a different driver (the inbox and control FIFO as one) or a "
-            "supervisor shared by a runtime's sessions.",
+            "objects of the session. Fewer descriptors need a different driver (the inbox "
+            "and control FIFO as one) or a supervisor shared by a runtime's sessions.",
         )
     )
     oc = c.get("oneshot_true", {})

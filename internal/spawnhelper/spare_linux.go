@@ -39,7 +39,7 @@ type Spares struct {
 
 // spare is a supervisor waiting for its spec.
 type spare struct {
-	proc   *os.Process
+	proc   *child
 	report *os.File // the read end of its report pipe
 	sock   int      // this side of the spec socket
 	host   string   // hostState when it was exec'd
@@ -204,7 +204,7 @@ func startSpare(helper string) (*spare, error) {
 	argv := []string{helper, "--supervise",
 		"--life", strconv.Itoa(fdLife), "--report", strconv.Itoa(fdReport),
 		"--parent", strconv.Itoa(os.Getpid()), "--spare", strconv.Itoa(fdSpare)}
-	proc, err := os.StartProcess(helper, argv, &os.ProcAttr{Env: []string{}, Files: []*os.File{null, null, null, life, rw, theirs}})
+	proc, err := startChild(helper, argv, []string{}, []*os.File{null, null, null, life, rw, theirs})
 	if err != nil {
 		_ = unix.Close(sv[0])
 		_ = rr.Close()

@@ -49,7 +49,7 @@ type Spec struct {
 // Process is a program running under its supervisor.
 type Process struct {
 	pid    int // the program's
-	helper *os.Process
+	helper *child
 
 	reportMu sync.Mutex // AwaitExit's and Wait's reads of report
 	report   *os.File   // in the Go poller once the start is read, when it can be
@@ -152,7 +152,7 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 		}
 	}
 
-	helper, err := os.StartProcess(s.Helper, argv, &os.ProcAttr{Env: s.Env, Files: files})
+	helper, err := startChild(s.Helper, argv, s.Env, files)
 	_ = rw.Close() // Best effort: the helper holds its own copy.
 	if err != nil {
 		return nil, fmt.Errorf("start spawn helper %s: %w", s.Helper, err)
@@ -165,7 +165,7 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 // started waits for the first report of a supervisor that was given s
 // (exec'd with it, or a spare sent it): the program's pid, or why it could
 // not start it. stop undoes the kill that ctx's end arms.
-func started(ctx context.Context, stop func() bool, helper *os.Process, rr *os.File, s Spec) (*Process, error) {
+func started(ctx context.Context, stop func() bool, helper *child, rr *os.File, s Spec) (*Process, error) {
 	p := &Process{helper: helper, report: rr}
 	line, early, rerr := readLine(rr)
 	p.early = early
