@@ -48,7 +48,20 @@ func waitOld(t *testing.T, p string) {
 func TestEditSeesAWriteThatKeepsSizeAndModTime(t *testing.T) {
 	p := writeFile(t, "old.txt", "alpha\nbeta\n")
 	waitOld(t, p)
-	testOnlyBeforeSave = func(string) {
+	testOnlyBeforeSave = writeHidingIt(t, p, "ALPHA\n")
+	got := fails(t, newTool(t, 0), replaceArgs(p, "beta", "gamma"))
+	testOnlyBeforeSave = nil
+	contains(t, got, p+" changed on disk after this edit read it (it was written to); the edit was not made, so that change is kept. View the file again and redo the edit")
+	wantFile(t, p, "ALPHA\nbeta\n")
+	noDebris(t, filepath.Dir(p))
+}
+
+// writeHidingIt is a testOnlyBeforeSave hook: another program overwrites
+// the start of p with text, keeping its size, and sets its modification
+// time back, as one that hides its write would. Only the change time
+// still tells.
+func writeHidingIt(t *testing.T, p, text string) func(string) {
+	return func(string) {
 		testOnlyBeforeSave = nil
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -60,15 +73,10 @@ func TestEditSeesAWriteThatKeepsSizeAndModTime(t *testing.T) {
 			t.Error(err)
 			return
 		}
-		_, _ = f.WriteAt([]byte("ALPHA\n"), 0)
+		_, _ = f.WriteAt([]byte(text), 0)
 		_ = f.Close()
 		if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
 			t.Error(err)
 		}
 	}
-	got := fails(t, newTool(t, 0), replaceArgs(p, "beta", "gamma"))
-	testOnlyBeforeSave = nil
-	contains(t, got, p+" changed on disk after this edit read it (it was written to); the edit was not made, so that change is kept. View the file again and redo the edit")
-	wantFile(t, p, "ALPHA\nbeta\n")
-	noDebris(t, filepath.Dir(p))
 }

@@ -97,24 +97,7 @@ func TestEditSeesAWriteToAMappedFile(t *testing.T) {
 	text := mappedText()
 	p := writeFile(t, "w.c", text)
 	waitOld(t, p)
-	testOnlyBeforeSave = func(string) {
-		testOnlyBeforeSave = nil
-		fi, err := os.Stat(p)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		f, err := os.OpenFile(p, os.O_WRONLY, 0)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		_, _ = f.WriteAt([]byte("\tIF"), 0)
-		_ = f.Close()
-		if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
-			t.Error(err)
-		}
-	}
+	testOnlyBeforeSave = writeHidingIt(t, p, "\tIF")
 	got := fails(t, newTool(t, 0), replaceArgs(p, "\ttarget();", "\ttarget(1);"))
 	testOnlyBeforeSave = nil
 	contains(t, got, p+" changed on disk after this edit read it (it was written to); the edit was not made")

@@ -119,16 +119,9 @@ func TestMapForChangeMapsOnlyWhatSaveCanVouchFor(t *testing.T) {
 // read into memory, the same change then goes through.
 func TestMappedSaveAsksToReadAgain(t *testing.T) {
 	t.Parallel()
-	text := bigText()
-	dir := t.TempDir()
+	text, dir := bigText(), t.TempDir()
 	p := filepath.Join(dir, "f")
-	write(t, p, string(text), 0o644)
-	ageFile(t, p)
-	lf, data, release := lockAndMap(t, p)
-	defer release()
-	if lf.mapped == nil {
-		t.Fatal("not mapped")
-	}
+	lf, data := mapSettled(t, p, text)
 	lf.seen = time.Time{} // the change time settles nothing now
 	if _, err := lf.Save(data, markChange(t, data)); !errors.Is(err, ErrReadAgain) {
 		t.Fatalf("Save of an unvouched mapping = %v, want ErrReadAgain", err)
@@ -157,16 +150,9 @@ func TestMappedSaveAsksToReadAgain(t *testing.T) {
 // reads the page; and a Save from the cut mapping writes nothing.
 func TestMappedFileCutShortIsARefusal(t *testing.T) {
 	t.Parallel()
-	text := bigText()
-	dir := t.TempDir()
+	text, dir := bigText(), t.TempDir()
 	p := filepath.Join(dir, "f")
-	write(t, p, string(text), 0o644)
-	ageFile(t, p)
-	lf, data, release := lockAndMap(t, p)
-	defer release()
-	if lf.mapped == nil {
-		t.Fatal("not mapped")
-	}
+	lf, data := mapSettled(t, p, text)
 	if err := os.Truncate(p, 4096); err != nil {
 		t.Fatal(err)
 	}
@@ -209,4 +195,18 @@ func TestCatchFaultPassesOtherPanics(t *testing.T) {
 		panic("not a fault")
 	}()
 	t.Fatal("the panic was swallowed")
+}
+
+// mapSettled writes text to p, lets its change time settle and maps it
+// for a change, released at cleanup.
+func mapSettled(t *testing.T, p string, text []byte) (*Locked, []byte) {
+	t.Helper()
+	write(t, p, string(text), 0o644)
+	ageFile(t, p)
+	lf, data, release := lockAndMap(t, p)
+	t.Cleanup(release)
+	if lf.mapped == nil {
+		t.Fatal("not mapped")
+	}
+	return lf, data
 }
