@@ -197,6 +197,18 @@ def test_limit_signals_between_calls(transport: str, profile: str, dirs: tuple[P
                 wait_until(stopped, "bash_kill to stop the task", limit=60)
             else:
                 pid = fields(bash(s, "sleep 300 & echo pid=$!").text)["pid"]
+
+                # Until the job has exec'd sleep it is a fork of bash with
+                # bash's handlers: a SIGTERM then is caught, and lost at the
+                # exec (under load the fork may not have run yet), and the
+                # wait below would outlast the call's timeout.
+                def execd() -> bool:
+                    try:
+                        return Path(f"/proc/{pid}/comm").read_text().strip() == "sleep"
+                    except OSError:
+                        return False
+
+                wait_until(execd, "the background job to exec sleep", limit=60)
                 r = bash(s, f"kill -TERM {pid}; echo kill=$?; wait {pid}; echo status=$?")
                 got = fields(r.text)
                 assert (got.get("kill"), got.get("status")) == ("0", str(128 + 15)), r.text
