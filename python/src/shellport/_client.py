@@ -62,20 +62,33 @@ Result = dict[str, Any]
 Params = Union[Mapping[str, Any], bytes]
 
 
-class _LoopReplies:
-    """The replies on their way to one event loop, handed over in batches.
+class _LoopReader:
+    """One event loop's share of a connection: its acalls' replies, and what it watches.
 
-    The reader thread puts each reply here; the first of a batch schedules
-    one ``call_soon_threadsafe`` (a write to the loop's self-pipe and a
-    wake-up), and the loop settles every reply that arrived by then in one
-    go. Through ``asyncio.wrap_future`` each reply cost a wake-up of its
-    own and a trip through a ``concurrent.futures.Future`` (issue 16).
+    While the loop has acalls waiting it watches its own duplicate of the
+    transport's reply descriptor (``add_reader``) and reads the replies
+    itself, on its own thread, settling their futures directly: no reader
+    thread hands them over (issue 16). A reply that another reader took
+    (the reader thread, another loop) is put here instead; the first of a
+    batch schedules one ``call_soon_threadsafe`` and the loop settles every
+    reply that arrived by then in one go.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int | None) -> None:
+        import asyncio
+
         self.loop = loop
         self.lock = threading.Lock()
         self.ready: list[tuple[asyncio.Future[Result], Result | None, BaseException | None]] = []
+        self.running_loop = asyncio._get_running_loop
+        self.fd = fd
+        self.waiting = 0  # acalls of this loop awaiting a reply
+        self.watching = False  # fd is registered with the loop
+        # The descriptor is closed when the connection ends or the loop is
+        # gone, whichever this object learns of first.
+        self.release: Callable[[], None] = (
+            weakref.finalize(self, os.close, fd) if fd is not None else _nothing
+        )
 
     def put(
         self,
@@ -83,6 +96,14 @@ class _LoopReplies:
         result: Result | None,
         exception: BaseException | None,
     ) -> None:
+        if self.running_loop() is self.loop:
+            # Read on the loop's own thread: settle it here.
+            if not future.done():  # else the awaiting task was cancelled
+                if exception is not None:
+                    future.set_exception(exception)
+                else:
+                    future.set_result(result if result is not None else {})
+            return
         with self.lock:
             first = not self.ready
             self.ready.append((future, result, exception))
@@ -102,12 +123,16 @@ class _LoopReplies:
                 future.set_result(result if result is not None else {})
 
 
+def _nothing() -> None:
+    pass
+
+
 class _LoopFuture:
-    """Where the reply of an ``acall`` goes: its loop's future, through _LoopReplies."""
+    """Where the reply of an ``acall`` goes: its loop's future, through _LoopReader."""
 
     __slots__ = ("future", "replies")
 
-    def __init__(self, replies: _LoopReplies, future: asyncio.Future[Result]) -> None:
+    def __init__(self, replies: _LoopReader, future: asyncio.Future[Result]) -> None:
         self.replies = replies
         self.future = future
 
@@ -195,9 +220,18 @@ class Connection:
         self._pending: dict[int, _Pending] = {}
         self._notices: dict[str, deque[str]] = {}
         self._live: dict[int, _LiveOutput] = {}
-        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopReplies] = (
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopReader] = (
             weakref.WeakKeyDictionary()
         )
+        # Whoever reads messages (the reader thread, an event loop) takes
+        # them and dispatches them under _read_lock, so they are handled in
+        # the order they came, and holds it only for that: nobody waits for
+        # messages while holding it.
+        self._read_lock = threading.Lock()
+        self._watching = 0  # event loops watching the reply descriptor
+        self._parked = False  # the reader thread waits for a reason to read
+        self._hand_over = False  # a loop saw the transport end: the thread reports it
+        self._reader_wake = threading.Condition(self._lock)
         self._dead: TransportError | None = None
         self._stopping = False
         self._closing = threading.Event()  # set by close(); stops the heartbeat
@@ -279,6 +313,8 @@ class Connection:
             self._pending[request_id] = _Pending(future, method, len(data))
             if live is not None:
                 self._live[request_id] = live
+            if self._parked and type(future) is not _LoopFuture:
+                self._reader_wake.notify()  # only the reader thread will read its reply
         try:
             self._send(data)
         except BaseException as exc:
@@ -288,6 +324,7 @@ class Connection:
             if isinstance(exc, ProcessExited):
                 # The reader sees the same end and tells the whole story
                 # (with the stderr tail); give it a moment to.
+                self._wake_reader(hand_over=True)
                 self._reader.join(EXIT_REPORT_WAIT)
                 if self._dead is not None:
                     raise _copy(self._dead) from exc
@@ -421,6 +458,8 @@ class Connection:
         """Wait until the reader has dispatched queued messages (the notices before a reply)."""
         with self._caught_up:
             self._behind += 1
+            if self._parked:
+                self._reader_wake.notify()  # the notices may be the reader thread's to read
             try:
                 while self._dispatched < queued and self._dead is None:
                     self._caught_up.wait(WAIT_SLICE)
@@ -430,24 +469,85 @@ class Connection:
     async def acall(self, method: str, params: Params) -> Result:
         """Send a request and await its result.
 
-        The reply reaches the loop through _LoopReplies, with the others
-        that arrived with it; cancelling the awaiting task cancels the
+        The loop reads the reply itself while it has acalls waiting (see
+        _LoopReader); over a transport with no reply descriptor the reader
+        thread hands it over. Cancelling the awaiting task cancels the
         request.
         """
         import asyncio  # loaded already: a coroutine runs only under a loop
 
         loop = asyncio.get_running_loop()
-        with self._lock:
-            replies = self._loops.get(loop)
-            if replies is None:
-                replies = self._loops[loop] = _LoopReplies(loop)
+        reader = self._loops.get(loop)
+        if reader is None:
+            reader = self._loop_reader(loop)
         future: asyncio.Future[Result] = loop.create_future()
-        request_id = self._send_request(method, params, _LoopFuture(replies, future))
+        reader.waiting += 1
         try:
-            return await future
-        except asyncio.CancelledError:
-            self.cancel(request_id)
-            raise
+            if not reader.watching and reader.fd is not None:
+                self._watch(reader)
+            request_id = self._send_request(method, params, _LoopFuture(reader, future))
+            try:
+                return await future
+            except asyncio.CancelledError:
+                self.cancel(request_id)
+                raise
+        finally:
+            reader.waiting -= 1
+            if reader.waiting == 0 and reader.watching:
+                self._unwatch(reader)
+
+    def _loop_reader(self, loop: asyncio.AbstractEventLoop) -> _LoopReader:
+        """This loop's reader, made on its first acall."""
+        fd = None
+        if not self.closing and self._dead is None:
+            with contextlib.suppress(OSError, ShellportError):  # then the thread reads
+                fd = self.transport.reply_fd()
+        reader = _LoopReader(loop, fd)
+        with self._lock:
+            self._loops[loop] = reader
+        return reader
+
+    def _watch(self, reader: _LoopReader) -> None:
+        """Start reading replies on reader's loop (on that loop's thread)."""
+        if self._closing.is_set() or self._dead is not None:
+            return  # the call fails at once; nothing to read
+        assert reader.fd is not None
+        reader.loop.add_reader(reader.fd, self._on_ready, reader)
+        reader.watching = True
+        with self._lock:
+            self._watching += 1
+
+    def _unwatch(self, reader: _LoopReader) -> None:
+        """Stop reading replies on reader's loop (on that loop's thread)."""
+        assert reader.fd is not None
+        reader.watching = False
+        reader.loop.remove_reader(reader.fd)
+        with self._lock:
+            self._watching -= 1
+            ended = self._dead is not None
+        if ended:
+            reader.release()  # no acall will watch it again
+
+    def _on_ready(self, reader: _LoopReader) -> None:
+        """The reply descriptor is readable: take and dispatch what is there, on the loop."""
+        with self._read_lock:  # held by others only while they dispatch
+            try:
+                batch = self.transport.receive_ready()
+            except Exception:
+                batch = None
+            if batch is not None:
+                self._dispatch_batch(batch)
+                return
+        # The transport has ended: stop watching (it stays readable) and
+        # let the reader thread find out how and fail every call.
+        if reader.watching:
+            self._unwatch(reader)
+        if not self._wake_reader(hand_over=True):
+            try:
+                self.check()
+                raise TransportError(f"the connection over {self.transport.name} ended")
+            except TransportError as exc:
+                self._die(exc)
 
     def call_live(self, method: str, params: Params, on_output: OutputCallback) -> Result:
         """call(), handing each piece of live output to on_output on this thread.
@@ -580,27 +680,91 @@ class Connection:
         self.transport.send(data)
 
     def _read_loop(self) -> None:
-        while not self._stopping:
-            try:
-                batch = self.transport.receive_many(RECEIVE_SLICE)
-            except TransportError as exc:
-                if not self._stopping:
-                    log.debug("the connection over %s ended: %s", self.transport.name, exc)
-                self._die(TransportClosed(CLOSED) if self._stopping else exc)
-                return
-            except Exception as exc:  # the reader must never die silently
-                self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
-                return
-            for data in batch:
-                if wire_log.isEnabledFor(DEBUG):
-                    wire_log.debug("<- %s", _wire_text(data))
+        try:
+            fd = self.transport.reply_fd()
+        except Exception:  # a transport that cannot make one now: read it the old way
+            fd = None
+        try:
+            while not self._stopping:
                 try:
-                    self._dispatch(data)
-                except ProtocolError as exc:
-                    self._die(exc)
+                    if fd is None:
+                        batch = self.transport.receive_many(RECEIVE_SLICE)
+                        with self._read_lock:
+                            if not self._dispatch_batch(batch):
+                                return
+                        continue
+                    if not self._wait_for_reason() or not self.transport.wait_ready(
+                        fd, RECEIVE_SLICE
+                    ):
+                        continue
+                    with self._read_lock:
+                        got = self.transport.receive_ready()
+                        if got is None:  # ended: receive_many says how
+                            got = self.transport.receive_many(0)
+                        if not self._dispatch_batch(got):
+                            return
+                except TransportError as exc:
+                    if not self._stopping:
+                        log.debug("the connection over %s ended: %s", self.transport.name, exc)
+                    self._die(TransportClosed(CLOSED) if self._stopping else exc)
                     return
-                finally:
-                    self._count_dispatched()
+                except Exception as exc:  # the reader must never die silently
+                    self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
+                    return
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def _wait_for_reason(self) -> bool:
+        """Park the reader thread while event loops read every reply (True: read now).
+
+        It reads when something only it can wait for is pending (a call
+        through start(), live output of call_live, the notices a blocking
+        call catches up on) or when no loop watches. Idle, it checks every
+        RECEIVE_SLICE; a new reason wakes it at once.
+        """
+        with self._lock:
+            if not self._watching or self._hand_over or self._stopping:
+                return True
+            if self._thread_needed():
+                return True
+            self._parked = True
+            try:
+                self._reader_wake.wait(RECEIVE_SLICE)
+            finally:
+                self._parked = False
+            return False  # look again
+
+    def _thread_needed(self) -> bool:
+        """Whether a waiter that only the reader thread serves is pending (lock held)."""
+        if self._behind or self._live:
+            return True
+        return any(
+            p.future is not None and type(p.future) is not _LoopFuture
+            for p in self._pending.values()
+        )
+
+    def _wake_reader(self, *, hand_over: bool = False) -> bool:
+        """Get the reader thread reading (hand_over: to report the end); False if it is gone."""
+        with self._lock:
+            if hand_over:
+                self._hand_over = True
+            self._reader_wake.notify()
+        return self._reader.is_alive()
+
+    def _dispatch_batch(self, batch: list[bytes]) -> bool:
+        """Dispatch messages in order (_read_lock held); False once the connection died."""
+        for data in batch:
+            if wire_log.isEnabledFor(DEBUG):
+                wire_log.debug("<- %s", _wire_text(data))
+            try:
+                self._dispatch(data)
+            except ProtocolError as exc:
+                self._die(exc)
+                return False
+            finally:
+                self._count_dispatched()
+        return True
 
     def _count_dispatched(self) -> None:
         with self._lock:
@@ -675,6 +839,13 @@ class Connection:
         for p in pending.values():
             if p.future is not None:
                 _settle(p.future, exception=_copy(exc))
+        with self._lock:
+            readers = list(self._loops.values())
+        for reader in readers:
+            if not reader.watching:
+                reader.release()  # else its loop closes it when it stops watching
+            elif reader.loop.is_closed():
+                reader.release()  # its selector is gone with the loop
 
     # --- closing -------------------------------------------------------------------
 
