@@ -65,13 +65,16 @@ Params = Union[Mapping[str, Any], bytes]
 class _LoopReader:
     """One event loop's share of a connection: its acalls' replies, and what it watches.
 
-    While the loop has acalls waiting it watches its own duplicate of the
+    From its first acall the loop watches its own duplicate of the
     transport's reply descriptor (``add_reader``) and reads the replies
     itself, on its own thread, settling their futures directly: no reader
-    thread hands them over (issue 16). A reply that another reader took
-    (the reader thread, another loop) is put here instead; the first of a
-    batch schedules one ``call_soon_threadsafe`` and the loop settles every
-    reply that arrived by then in one go.
+    thread hands them over (issue 16). It stays registered between calls
+    (registering costs more than a call's own work in asyncio); woken with
+    no acall of its own waiting, it lets go and leaves the message to the
+    reader thread. A reply that another reader took (the reader thread,
+    another loop) is put here instead; the first of a batch schedules one
+    ``call_soon_threadsafe`` and the loop settles every reply that arrived
+    by then in one go.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, fd: int | None) -> None:
@@ -84,11 +87,19 @@ class _LoopReader:
         self.fd = fd
         self.waiting = 0  # acalls of this loop awaiting a reply
         self.watching = False  # fd is registered with the loop
-        # The descriptor is closed when the connection ends or the loop is
-        # gone, whichever this object learns of first.
-        self.release: Callable[[], None] = (
+        self.released = False  # fd is closed: never register it again
+        # The descriptor is closed once nobody can be watching it: when the
+        # loop stops watching after the connection ended, when the
+        # connection ends while the loop is not watching (or is closed), or
+        # when the loop is gone. Changes of watching and released hold lock.
+        self._close_fd: Callable[[], None] = (
             weakref.finalize(self, os.close, fd) if fd is not None else _nothing
         )
+
+    def release(self) -> None:
+        """Close the descriptor (lock held, not watching)."""
+        self.released = True
+        self._close_fd()
 
     def put(
         self,
@@ -228,7 +239,7 @@ class Connection:
         # the order they came, and holds it only for that: nobody waits for
         # messages while holding it.
         self._read_lock = threading.Lock()
-        self._watching = 0  # event loops watching the reply descriptor
+        self._loops_waiting = 0  # event loops reading replies, with acalls waiting
         self._parked = False  # the reader thread waits for a reason to read
         self._hand_over = False  # a loop saw the transport end: the thread reports it
         self._reader_wake = threading.Condition(self._lock)
@@ -481,10 +492,15 @@ class Connection:
         if reader is None:
             reader = self._loop_reader(loop)
         future: asyncio.Future[Result] = loop.create_future()
-        reader.waiting += 1
-        try:
-            if not reader.watching and reader.fd is not None:
+        reads = reader.fd is not None
+        if reads:
+            if not reader.watching:
                 self._watch(reader)
+            reader.waiting += 1
+            if reader.waiting == 1:
+                with self._lock:
+                    self._loops_waiting += 1
+        try:
             request_id = self._send_request(method, params, _LoopFuture(reader, future))
             try:
                 return await future
@@ -492,9 +508,11 @@ class Connection:
                 self.cancel(request_id)
                 raise
         finally:
-            reader.waiting -= 1
-            if reader.waiting == 0 and reader.watching:
-                self._unwatch(reader)
+            if reads:
+                reader.waiting -= 1
+                if reader.waiting == 0:
+                    with self._lock:
+                        self._loops_waiting -= 1
 
     def _loop_reader(self, loop: asyncio.AbstractEventLoop) -> _LoopReader:
         """This loop's reader, made on its first acall."""
@@ -509,27 +527,32 @@ class Connection:
 
     def _watch(self, reader: _LoopReader) -> None:
         """Start reading replies on reader's loop (on that loop's thread)."""
-        if self._closing.is_set() or self._dead is not None:
-            return  # the call fails at once; nothing to read
-        assert reader.fd is not None
-        reader.loop.add_reader(reader.fd, self._on_ready, reader)
-        reader.watching = True
-        with self._lock:
-            self._watching += 1
+        with reader.lock:
+            if reader.released or self._dead is not None:
+                return  # the connection has ended: the call fails without it
+            assert reader.fd is not None
+            reader.loop.add_reader(reader.fd, self._on_ready, reader)
+            reader.watching = True
 
     def _unwatch(self, reader: _LoopReader) -> None:
         """Stop reading replies on reader's loop (on that loop's thread)."""
-        assert reader.fd is not None
-        reader.watching = False
-        reader.loop.remove_reader(reader.fd)
-        with self._lock:
-            self._watching -= 1
-            ended = self._dead is not None
-        if ended:
-            reader.release()  # no acall will watch it again
+        with reader.lock:
+            if not reader.watching:
+                return
+            assert reader.fd is not None
+            reader.watching = False
+            reader.loop.remove_reader(reader.fd)
+            if self._dead is not None:
+                reader.release()  # no acall will watch it again
 
     def _on_ready(self, reader: _LoopReader) -> None:
         """The reply descriptor is readable: take and dispatch what is there, on the loop."""
+        if not reader.waiting:
+            # Nothing of this loop's waits: what came is someone else's
+            # (the reader thread serves them while no loop waits). Let go
+            # until this loop's next acall.
+            self._unwatch(reader)
+            return
         with self._read_lock:  # held by others only while they dispatch
             try:
                 batch = self.transport.receive_ready()
@@ -540,8 +563,7 @@ class Connection:
                 return
         # The transport has ended: stop watching (it stays readable) and
         # let the reader thread find out how and fail every call.
-        if reader.watching:
-            self._unwatch(reader)
+        self._unwatch(reader)
         if not self._wake_reader(hand_over=True):
             try:
                 self.check()
@@ -724,7 +746,7 @@ class Connection:
         RECEIVE_SLICE; a new reason wakes it at once.
         """
         with self._lock:
-            if not self._watching or self._hand_over or self._stopping:
+            if not self._loops_waiting or self._hand_over or self._stopping:
                 return True
             if self._thread_needed():
                 return True
@@ -842,10 +864,15 @@ class Connection:
         with self._lock:
             readers = list(self._loops.values())
         for reader in readers:
-            if not reader.watching:
-                reader.release()  # else its loop closes it when it stops watching
-            elif reader.loop.is_closed():
-                reader.release()  # its selector is gone with the loop
+            with reader.lock:
+                if not reader.watching or reader.loop.is_closed():
+                    reader.release()  # nobody watches it, or its selector is gone
+                    continue
+            try:  # its loop stops watching, then closes it
+                reader.loop.call_soon_threadsafe(self._unwatch, reader)
+            except RuntimeError:  # the loop closed meanwhile
+                with reader.lock:
+                    reader.release()
 
     # --- closing -------------------------------------------------------------------
 
