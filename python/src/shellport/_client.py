@@ -715,9 +715,12 @@ class Connection:
                             if not self._dispatch_batch(batch):
                                 return
                         continue
-                    if not self._wait_for_reason() or not self.transport.wait_ready(
-                        fd, RECEIVE_SLICE
-                    ):
+                    if not self._wait_for_reason():
+                        # Parked a slice: still keep what only this thread
+                        # reads (a child's stderr) from filling up.
+                        self.transport.wait_ready(fd, 0)
+                        continue
+                    if not self.transport.wait_ready(fd, RECEIVE_SLICE):
                         continue
                     with self._read_lock:
                         got = self.transport.receive_ready()
