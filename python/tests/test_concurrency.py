@@ -251,3 +251,24 @@ def test_issue16_closing_the_runtime_fails_a_waiting_acall(
         closer.join()
     with pytest.raises(shellport.TransportClosed):
         asyncio.run(waiting())
+
+
+def test_issue16_a_loop_that_cannot_watch_gets_replies_from_the_reader(
+    session: shellport.Session,
+) -> None:
+    """Issue 16: a loop without add_reader (Windows' proactor) is served by the reader thread."""
+
+    class NoReaders(asyncio.SelectorEventLoop):
+        def add_reader(self, *args: object, **kwargs: object) -> None:
+            raise NotImplementedError
+
+    async def calls() -> list[object]:
+        results = await asyncio.gather(*(session.acall("_echo", {"i": i}) for i in range(30)))
+        return [json.loads(r.text)["i"] for r in results]
+
+    loop = NoReaders()
+    try:
+        assert loop.run_until_complete(calls()) == list(range(30))
+        assert loop.run_until_complete(calls()) == list(range(30))
+    finally:
+        loop.close()

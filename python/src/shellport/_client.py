@@ -1,16 +1,20 @@
-"""The client end of one connection: ids, pending calls, the reader thread, notices.
+"""The client end of one connection: ids, pending calls, who reads replies, notices.
 
-Any thread may start a request; one daemon reader thread per connection takes
-messages off the transport and resolves the ``concurrent.futures.Future`` of
-the request each reply answers. ``Session.acall`` awaits that future through
-``asyncio.wrap_future``. ``Session.call`` waits on it in short slices, so
-Ctrl-C gets through; over a transport with ``sync_calls`` (the library) it
-skips the reader thread instead: the calling thread waits in the library for
-its own reply, with the GIL released and in the same slices, which saves two
-thread hand-offs per call (issue 16). Either way the reply goes through the
-same checks (``_outcome``), and notices sent ahead of a reply are queued
-before the call returns. If the transport dies, every pending call fails with
-the transport's exception and so does every later request.
+Any thread may start a request. Messages are taken off the transport and
+dispatched to their waiters (a reply to its future, whatever kind; a notice
+to its session's queue) by whoever reads: an event loop with ``acall``s
+waiting, which watches the transport's reply descriptor and reads on its own
+thread, or the connection's daemon reader thread, which serves every other
+waiter and parks while a loop reads (issue 16). Readers take and dispatch
+under one lock, so messages are handled in the order they came.
+``Session.call`` waits for its future in short slices, so Ctrl-C gets
+through; over a transport with ``sync_calls`` (the library) the calling
+thread waits in the library for its own reply instead, with the GIL
+released and in the same slices, which saves two thread hand-offs per call
+(issue 16). Either way the reply goes through the same checks
+(``_outcome``), and notices sent ahead of a reply are queued before the
+call returns. If the transport dies, every pending call fails with the
+transport's exception and so does every later request.
 
 Frames are logged at DEBUG on the ``shellport.wire`` logger (see
 docs/environment-variables.md); nothing is formatted unless it is enabled.
@@ -492,10 +496,8 @@ class Connection:
         if reader is None:
             reader = self._loop_reader(loop)
         future: asyncio.Future[Result] = loop.create_future()
-        reads = reader.fd is not None
+        reads = reader.watching or (reader.fd is not None and self._watch(reader))
         if reads:
-            if not reader.watching:
-                self._watch(reader)
             reader.waiting += 1
             if reader.waiting == 1:
                 with self._lock:
@@ -525,14 +527,24 @@ class Connection:
             self._loops[loop] = reader
         return reader
 
-    def _watch(self, reader: _LoopReader) -> None:
-        """Start reading replies on reader's loop (on that loop's thread)."""
+    def _watch(self, reader: _LoopReader) -> bool:
+        """Start reading replies on reader's loop (on that loop's thread); False: cannot.
+
+        A loop that cannot watch a descriptor (add_reader is not
+        implemented: Windows' proactor loop) gets its replies from the
+        reader thread, as a transport without a descriptor does.
+        """
         with reader.lock:
             if reader.released or self._dead is not None:
-                return  # the connection has ended: the call fails without it
+                return False  # the connection has ended: the call fails without it
             assert reader.fd is not None
-            reader.loop.add_reader(reader.fd, self._on_ready, reader)
+            try:
+                reader.loop.add_reader(reader.fd, self._on_ready, reader)
+            except (NotImplementedError, OSError, ValueError):
+                reader.release()  # never again on this loop
+                return False
             reader.watching = True
+            return True
 
     def _unwatch(self, reader: _LoopReader) -> None:
         """Stop reading replies on reader's loop (on that loop's thread)."""
@@ -744,9 +756,10 @@ class Connection:
         """Park the reader thread while event loops read every reply (True: read now).
 
         It reads when something only it can wait for is pending (a call
-        through start(), live output of call_live, the notices a blocking
-        call catches up on) or when no loop watches. Idle, it checks every
-        RECEIVE_SLICE; a new reason wakes it at once.
+        through start(), live output, the notices a blocking call catches
+        up on), when no loop with acalls waiting reads, and to report the
+        transport's end. Parked, it looks again every RECEIVE_SLICE; a new
+        reason wakes it at once.
         """
         with self._lock:
             if not self._loops_waiting or self._hand_over or self._stopping:
