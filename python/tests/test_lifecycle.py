@@ -269,6 +269,9 @@ def test_fork_child_gets_a_clear_error(rt: shellport.Runtime, session: shellport
         report: dict[str, Any] = {}
         uses: list[tuple[str, Callable[[], object]]] = [
             ("call", lambda: session.call("_echo", {})),
+            # Issue 16: acall takes locks the parent's reader thread may
+            # have held at fork() (making the loop's descriptor): it must
+            # refuse before taking any.
             ("acall", lambda: asyncio.run(session.acall("_echo", {}))),
             ("tools", lambda: rt.tools()),
             ("session", lambda: rt.session("/")),

@@ -491,6 +491,9 @@ class Connection:
         """
         import asyncio  # loaded already: a coroutine runs only under a loop
 
+        # Before any lock: in a forked child one may be held by a thread
+        # that does not exist there.
+        self.check()
         loop = asyncio.get_running_loop()
         reader = self._loops.get(loop)
         if reader is None:

@@ -213,6 +213,7 @@ class CDLLTransport(BaseTransport):
         ready_fd = self._lib.ready_fd
         if ready_fd is None:
             return None
+        self.check()  # first: in a forked child _fd_lock may be held by a thread now gone
         with self._fd_lock:
             self.check()
             fd = int(ready_fd(self._handle))
