@@ -101,8 +101,10 @@ def encode_string(text: str) -> bytes:
 class BaseTransport:
     """One connection to a runtime, carrying whole messages.
 
-    Implementations are used by two threads at once: any thread may ``send``
-    (they serialise internally) while one reader thread calls ``receive``.
+    Implementations are used by several threads at once: any thread may
+    ``send`` (they serialise internally) while one reader at a time (the
+    connection's reader thread or an event loop, under the connection's
+    read lock) takes messages with ``receive_many`` or ``receive_ready``.
 
     ``check()`` is the one guard against a closed transport and against use
     in a process forked after it opened; the connection above calls it
