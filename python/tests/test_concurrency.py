@@ -7,13 +7,17 @@ import json
 import os
 import signal
 import threading
+from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 import shellport
 from conftest import CONFIG, in_main_thread, wait_until
+
+T = TypeVar("T")
 
 
 def test_concurrent_calls_from_threads(session: shellport.Session) -> None:
@@ -144,6 +148,20 @@ async def test_notices_after_acall(session: shellport.Session) -> None:
     assert session.notices() == ["async"]
 
 
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run without replacing this thread's default loop.
+
+    asyncio.run drops the loop the policy holds for the main thread; under
+    Python 3.9 pytest-asyncio leaves an unclosed one there, whose warning
+    would then surface in whatever test collects it next.
+    """
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        loop.close()
+
+
 def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
 
@@ -207,7 +225,7 @@ def test_issue16_blocking_calls_and_acalls_share_a_runtime(
 def test_issue16_a_loop_closed_with_acalls_pending(transport: str, tmp_path: Path) -> None:
     """Issue 16: a loop closed with acalls still waiting leaves the runtime usable, no fd behind."""
     with shellport.Runtime(CONFIG, transport) as warm:  # the library's own lasting descriptors
-        asyncio.run(warm.session(tmp_path).acall("_echo", {}))
+        _run(warm.session(tmp_path).acall("_echo", {}))
     before = _open_fds()
     rt = shellport.Runtime(CONFIG, transport)
     session = rt.session(tmp_path)
@@ -219,7 +237,7 @@ def test_issue16_a_loop_closed_with_acalls_pending(transport: str, tmp_path: Pat
         loop.run_until_complete(asyncio.sleep(0.01))
     loop.close()  # the task never finishes; its loop is gone
     del task, loop
-    assert json.loads(asyncio.run(session.acall("_echo", {"n": 1})).text) == {"n": 1}
+    assert json.loads(_run(session.acall("_echo", {"n": 1})).text) == {"n": 1}
     assert json.loads(session.call("_echo", {"n": 2}).text) == {"n": 2}
     rt.close()  # closes the closed loop's descriptor too: no collection needed
     wait_until(lambda: _open_fds() <= before, f"descriptors to close: {_open_fds() - before}")
@@ -244,11 +262,11 @@ def test_issue16_closing_the_runtime_fails_a_waiting_acall(
         # close() cancels calls in flight first: Cancelled, or
         # TransportClosed if the runtime went before it answered.
         with pytest.raises((shellport.Cancelled, shellport.TransportClosed)):
-            asyncio.run(asyncio.wait_for(waiting(), 120))  # a hang guard
+            _run(asyncio.wait_for(waiting(), 120))  # a hang guard
     finally:
         closer.join()
     with pytest.raises(shellport.TransportClosed):
-        asyncio.run(waiting())
+        _run(waiting())
 
 
 def test_issue16_a_loop_that_cannot_watch_gets_replies_from_the_reader(
