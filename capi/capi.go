@@ -17,6 +17,7 @@
 //	char *r = shellport_wait(h, t, 200, &queued); // that reply, or NULL on timeout
 //	shellport_forget(h, t);               // or give up on it
 //	char *r2 = shellport_start_wait(h, request, 200, &t, &queued); // both in one
+//	int fd = shellport_ready_fd(h);       // readable while shellport_recv has messages
 //	shellport_close(h);                   // kills every process the runtime started
 //
 // Every returned string is allocated with malloc and must be released with
@@ -32,6 +33,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"os/signal"
 	"sync"
 	"syscall"
@@ -347,6 +349,39 @@ func shellport_forget(h C.longlong, t C.longlong) (rc C.int) {
 	}
 	conn.Forget(int64(t))
 	return 0
+}
+
+// shellport_ready_fd returns a descriptor that is readable while messages
+// wait for shellport_recv, and for good once the handle is closed, so a
+// caller can watch it in its own event loop (select, poll, epoll, kqueue)
+// and take what is queued with shellport_recv_many and a zero timeout,
+// with no thread blocked in shellport_recv (issue 16). It is the same
+// descriptor on every call for a handle; the caller must not read, write
+// or close it, and shellport_close closes it (a caller that may still be
+// watching it then should watch a dup of its own). Returns -1 for an
+// unknown or closed handle, -2 if the library failed or could not make
+// the descriptor.
+//
+//export shellport_ready_fd
+func shellport_ready_fd(h C.longlong) (fd C.int) {
+	defer func() {
+		if recover() != nil {
+			fd = -2
+		}
+	}()
+	testOnlyEnter()
+	conn := lookup(h)
+	if conn == nil {
+		return -1
+	}
+	n, err := conn.ReadyFD()
+	if errors.Is(err, inproc.ErrClosed) {
+		return -1
+	}
+	if err != nil {
+		return -2
+	}
+	return C.int(n)
 }
 
 // shellport_free releases a string returned by this library. NULL is fine.

@@ -21,7 +21,7 @@ extern const char *_GoStringPtr(_GoString_ s);
 /* Start of preamble from import "C" comments.  */
 
 
-#line 29 "capi.go"
+#line 30 "capi.go"
 
 #include <stdlib.h>
 
@@ -97,6 +97,7 @@ extern long long int shellport_start(long long int h, char* request);
 extern char* shellport_wait(long long int h, long long int t, int timeoutMs, long long unsigned int* queued);
 extern char* shellport_start_wait(long long int h, char* request, int timeoutMs, long long int* ticket, long long unsigned int* queued);
 extern int shellport_forget(long long int h, long long int t);
+extern int shellport_ready_fd(long long int h);
 extern void shellport_free(char* p);
 extern int shellport_close(long long int h);
 

@@ -6,6 +6,7 @@
  * argv[1], when given, is a directory to write the library's coverage
  * counters to at the end.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,6 +311,50 @@ static void testRecvMany(void) {
     check(shellport_recv_many(h, 10, 10) == NULL, "recv_many after close", NULL);
 }
 
+/* readable reports whether fd is readable after waiting up to ms. */
+static int readable(int fd, int ms) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, ms) == 1 && (p.revents & POLLIN) != 0;
+}
+
+/* Issue 16: shellport_ready_fd is readable exactly while messages wait for
+ * shellport_recv, stays so while some are left, and for good once the
+ * handle closes; a duplicate keeps working past shellport_close. */
+static void testReadyFD(void) {
+    long long h = shellport_open(echoTools);
+    check(shellport_ready_fd(999999) == -1, "ready_fd of an unknown handle is -1", NULL);
+    char *r = shellport_call(h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"id\":\"s\"}}");
+    check(has(r, "\"id\":1,"), "session/new", r);
+    shellport_free(r);
+    int fd = shellport_ready_fd(h);
+    check(fd >= 0, "ready_fd gives a descriptor", NULL);
+    check(shellport_ready_fd(h) == fd, "ready_fd gives the same descriptor again", NULL);
+    check(!readable(fd, 0), "ready_fd is not readable with nothing queued", NULL);
+    /* A reply queued for shellport_recv (sent with shellport_send). */
+    check(shellport_send(h, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"session\":\"s\",\"name\":\"_notify\",\"arguments\":{\"text\":\"a\"}}}") == 0,
+          "send", NULL);
+    check(readable(fd, 20000), "ready_fd becomes readable when a message is queued", NULL);
+    /* The notice and the reply: take one, the descriptor stays readable. */
+    for (int i = 0; i < 200 && lines(r = shellport_recv_many(h, 0, 0)) == 0; i++) usleep(10000);
+    check(r != NULL, "recv_many takes the first", r);
+    shellport_free(r);
+    char *rest = NULL;
+    for (int i = 0; i < 200 && (rest = shellport_recv_many(h, 0, 10)) == NULL; i++) usleep(10000);
+    check(has(rest, "\"id\":2,"), "the reply follows", rest);
+    shellport_free(rest);
+    check(!readable(fd, 0), "ready_fd is not readable once recv_many emptied the queue", NULL);
+    int copy = dup(fd);
+    check(shellport_close(h) == 0, "close", NULL);
+    check(readable(copy, 0), "a duplicate of ready_fd is readable after close", NULL);
+    check(shellport_recv_many(h, 0, 10) == NULL, "recv_many after close returns NULL", NULL);
+    check(shellport_ready_fd(h) == -1, "ready_fd of a closed handle is -1", NULL);
+    close(copy);
+    long long h2 = shellport_open(NULL);
+    shellport_testonly_panic_next(1);
+    check(shellport_ready_fd(h2) == -2, "ready_fd panic is -2", NULL);
+    shellport_close(h2);
+}
+
 /* Issue 18: every recovery path answers instead of crashing the host. */
 static void testPanics(void) {
     long long h = shellport_open(NULL);
@@ -337,6 +382,7 @@ int main(int argc, char **argv) {
     testPanics();
     testTickets();
     testRecvMany();
+    testReadyFD();
     testConcurrentClose();
     if (argc > 1 && shellport_testonly_write_coverage(argv[1]) != 0) {
         printf("FAIL coverage: could not write counters to %s\n", argv[1]);

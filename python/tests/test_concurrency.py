@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import threading
+from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 import shellport
-from conftest import in_main_thread, wait_until
+from conftest import CONFIG, in_main_thread, wait_until
+
+T = TypeVar("T")
 
 
 def test_concurrent_calls_from_threads(session: shellport.Session) -> None:
@@ -141,3 +146,145 @@ def test_notices_reach_their_session(rt: shellport.Runtime, tmp_path: Path) -> N
 async def test_notices_after_acall(session: shellport.Session) -> None:
     await session.acall("_notify", {"text": "async"})
     assert session.notices() == ["async"]
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run without replacing this thread's default loop.
+
+    asyncio.run drops the loop the policy holds for the main thread; under
+    Python 3.9 pytest-asyncio leaves an unclosed one there, whose warning
+    would then surface in whatever test collects it next.
+    """
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        loop.close()
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
+
+
+async def test_issue16_acall_replies_are_read_on_the_loop(
+    rt: shellport.Runtime, session: shellport.Session
+) -> None:
+    """Issue 16: an acall's loop reads the replies itself (no reader thread hand-off)."""
+    conn = rt._connection()
+    transport = conn.transport
+    original = transport.receive_ready
+    readers: dict[int, int] = {}
+
+    def counted() -> list[bytes] | None:
+        got = original()
+        if got:
+            me = threading.get_ident()
+            readers[me] = readers.get(me, 0) + len(got)
+        return got
+
+    transport.receive_ready = counted  # type: ignore[method-assign]
+    try:
+        for _ in range(3):
+            results = await asyncio.gather(*(session.acall("_echo", {"i": i}) for i in range(40)))
+            assert [json.loads(r.text)["i"] for r in results] == list(range(40))
+    finally:
+        del transport.receive_ready
+    assert readers.get(threading.get_ident(), 0) > 0, readers
+
+
+def test_issue16_blocking_calls_and_acalls_share_a_runtime(
+    rt: shellport.Runtime, tmp_path: Path
+) -> None:
+    """Issue 16: blocking calls on threads and acalls on a loop, with notices, at once."""
+    blocking = [rt.session(tmp_path) for _ in range(4)]
+    looping = [rt.session(tmp_path) for _ in range(4)]
+
+    def block(i: int) -> None:
+        s = blocking[i]
+        for n in range(25):
+            s.call("_notify", {"text": f"b{i}-{n}"})
+            assert s.notices() == [f"b{i}-{n}"]  # the notice came before the reply
+            assert json.loads(s.call("_echo", {"n": n}).text) == {"n": n}
+
+    async def loop_calls() -> None:
+        async def one(s: shellport.Session, i: int) -> None:
+            for n in range(25):
+                await s.acall("_notify", {"text": f"a{i}-{n}"})
+                assert s.notices() == [f"a{i}-{n}"]
+                assert json.loads((await s.acall("_echo", {"n": n})).text) == {"n": n}
+
+        await asyncio.gather(*(one(s, i) for i, s in enumerate(looping)))
+
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        futures = [pool.submit(block, i) for i in range(4)]
+        futures.append(pool.submit(asyncio.run, loop_calls()))
+        for f in futures:
+            f.result(timeout=300)  # a hang guard
+
+
+def test_issue16_a_loop_closed_with_acalls_pending(transport: str, tmp_path: Path) -> None:
+    """Issue 16: a loop closed with acalls still waiting leaves the runtime usable, no fd behind."""
+    with shellport.Runtime(CONFIG, transport) as warm:  # the library's own lasting descriptors
+        _run(warm.session(tmp_path).acall("_echo", {}))
+    before = _open_fds()
+    rt = shellport.Runtime(CONFIG, transport)
+    session = rt.session(tmp_path)
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(session.acall("_sleep", {"ms": 120_000}))
+    conn = rt._connection()
+    loop.run_until_complete(asyncio.sleep(0))
+    while conn.pending_count() == 0:
+        loop.run_until_complete(asyncio.sleep(0.01))
+    loop.close()  # the task never finishes; its loop is gone
+    del task, loop
+    assert json.loads(_run(session.acall("_echo", {"n": 1})).text) == {"n": 1}
+    assert json.loads(session.call("_echo", {"n": 2}).text) == {"n": 2}
+    rt.close()  # closes the closed loop's descriptor too: no collection needed
+    wait_until(lambda: _open_fds() <= before, f"descriptors to close: {_open_fds() - before}")
+
+
+def test_issue16_closing_the_runtime_fails_a_waiting_acall(
+    rt: shellport.Runtime, session: shellport.Session
+) -> None:
+    """Issue 16: close() from another thread ends an acall that waits on its loop."""
+    conn = rt._connection()
+
+    async def waiting() -> None:
+        await session.acall("_sleep", {"ms": 120_000})
+
+    def close_soon() -> None:
+        wait_until(lambda: conn.pending_count() == 1, "the call to start")
+        rt.close()
+
+    closer = threading.Thread(target=close_soon)
+    closer.start()
+    try:
+        # close() cancels calls in flight first: Cancelled, or
+        # TransportClosed if the runtime went before it answered.
+        with pytest.raises((shellport.Cancelled, shellport.TransportClosed)):
+            _run(asyncio.wait_for(waiting(), 120))  # a hang guard
+    finally:
+        closer.join()
+    with pytest.raises(shellport.TransportClosed):
+        _run(waiting())
+
+
+def test_issue16_a_loop_that_cannot_watch_gets_replies_from_the_reader(
+    session: shellport.Session,
+) -> None:
+    """Issue 16: a loop without add_reader (Windows' proactor) is served by the reader thread."""
+
+    class NoReaders(asyncio.SelectorEventLoop):
+        def add_reader(self, *args: object, **kwargs: object) -> None:
+            raise NotImplementedError
+
+    async def calls() -> list[object]:
+        results = await asyncio.gather(*(session.acall("_echo", {"i": i}) for i in range(30)))
+        return [json.loads(r.text)["i"] for r in results]
+
+    loop = NoReaders()
+    try:
+        assert loop.run_until_complete(calls()) == list(range(30))
+        assert loop.run_until_complete(calls()) == list(range(30))
+    finally:
+        loop.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import os
@@ -268,6 +269,10 @@ def test_fork_child_gets_a_clear_error(rt: shellport.Runtime, session: shellport
         report: dict[str, Any] = {}
         uses: list[tuple[str, Callable[[], object]]] = [
             ("call", lambda: session.call("_echo", {})),
+            # Issue 16: acall takes locks the parent's reader thread may
+            # have held at fork() (making the loop's descriptor): it must
+            # refuse before taking any.
+            ("acall", lambda: asyncio.run(session.acall("_echo", {}))),
             ("tools", lambda: rt.tools()),
             ("session", lambda: rt.session("/")),
         ]
@@ -281,7 +286,7 @@ def test_fork_child_gets_a_clear_error(rt: shellport.Runtime, session: shellport
         return report
 
     report = _in_child(child)
-    for name in ("call", "tools", "session"):
+    for name in ("call", "acall", "tools", "session"):
         assert report[name].startswith("TransportClosed:"), report[name]
         # Loud, not a hang: the error is the fork check's own (it names the
         # fork, no transport timeout does), and _in_child's hang guard fails a

@@ -52,6 +52,8 @@ type Conn struct {
 
 	tickets    map[int64]*ticket // requests started with Start, not yet collected
 	nextTicket int64
+
+	readiness *readiness // the ready descriptor (ReadyFD), nil until asked for
 }
 
 // ticket is where the reply of a request sent with Start waits.
@@ -83,6 +85,9 @@ func (c *Conn) enqueue(msg []byte) error {
 	}
 	c.queue = append(c.queue, msg)
 	c.queued++
+	if c.readiness != nil {
+		c.readiness.set()
+	}
 	select {
 	case c.ready <- struct{}{}:
 	default:
@@ -135,6 +140,8 @@ func (c *Conn) RecvMany(timeout time.Duration, limit int) ([][]byte, error) {
 				case c.ready <- struct{}{}:
 				default:
 				}
+			} else if c.readiness != nil {
+				c.readiness.reset()
 			}
 			c.mu.Unlock()
 			return msgs, nil
@@ -319,6 +326,13 @@ func (c *Conn) Close() error {
 	}
 	c.closed = true
 	close(c.done)
+	if c.readiness != nil {
+		// Readable for good, then closed: a caller watching a duplicate
+		// wakes, and RecvMany tells it the connection is closed.
+		c.readiness.set()
+		c.readiness.release()
+		c.readiness = nil // nothing touches the descriptor after this
+	}
 	if err != nil {
 		return fmt.Errorf("close runtime: %w", err)
 	}

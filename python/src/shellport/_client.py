@@ -1,16 +1,20 @@
-"""The client end of one connection: ids, pending calls, the reader thread, notices.
+"""The client end of one connection: ids, pending calls, who reads replies, notices.
 
-Any thread may start a request; one daemon reader thread per connection takes
-messages off the transport and resolves the ``concurrent.futures.Future`` of
-the request each reply answers. ``Session.acall`` awaits that future through
-``asyncio.wrap_future``. ``Session.call`` waits on it in short slices, so
-Ctrl-C gets through; over a transport with ``sync_calls`` (the library) it
-skips the reader thread instead: the calling thread waits in the library for
-its own reply, with the GIL released and in the same slices, which saves two
-thread hand-offs per call (issue 16). Either way the reply goes through the
-same checks (``_outcome``), and notices sent ahead of a reply are queued
-before the call returns. If the transport dies, every pending call fails with
-the transport's exception and so does every later request.
+Any thread may start a request. Messages are taken off the transport and
+dispatched to their waiters (a reply to its future, whatever kind; a notice
+to its session's queue) by whoever reads: an event loop with ``acall``s
+waiting, which watches the transport's reply descriptor and reads on its own
+thread, or the connection's daemon reader thread, which serves every other
+waiter and parks while a loop reads (issue 16). Readers take and dispatch
+under one lock, so messages are handled in the order they came.
+``Session.call`` waits for its future in short slices, so Ctrl-C gets
+through; over a transport with ``sync_calls`` (the library) the calling
+thread waits in the library for its own reply instead, with the GIL
+released and in the same slices, which saves two thread hand-offs per call
+(issue 16). Either way the reply goes through the same checks
+(``_outcome``), and notices sent ahead of a reply are queued before the
+call returns. If the transport dies, every pending call fails with the
+transport's exception and so does every later request.
 
 Frames are logged at DEBUG on the ``shellport.wire`` logger (see
 docs/environment-variables.md); nothing is formatted unless it is enabled.
@@ -62,20 +66,44 @@ Result = dict[str, Any]
 Params = Union[Mapping[str, Any], bytes]
 
 
-class _LoopReplies:
-    """The replies on their way to one event loop, handed over in batches.
+class _LoopReader:
+    """One event loop's share of a connection: its acalls' replies, and what it watches.
 
-    The reader thread puts each reply here; the first of a batch schedules
-    one ``call_soon_threadsafe`` (a write to the loop's self-pipe and a
-    wake-up), and the loop settles every reply that arrived by then in one
-    go. Through ``asyncio.wrap_future`` each reply cost a wake-up of its
-    own and a trip through a ``concurrent.futures.Future`` (issue 16).
+    From its first acall the loop watches its own duplicate of the
+    transport's reply descriptor (``add_reader``) and reads the replies
+    itself, on its own thread, settling their futures directly: no reader
+    thread hands them over (issue 16). It stays registered between calls
+    (registering costs more than a call's own work in asyncio); woken with
+    no acall of its own waiting, it lets go and leaves the message to the
+    reader thread. A reply that another reader took (the reader thread,
+    another loop) is put here instead; the first of a batch schedules one
+    ``call_soon_threadsafe`` and the loop settles every reply that arrived
+    by then in one go.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int | None) -> None:
+        import asyncio
+
         self.loop = loop
         self.lock = threading.Lock()
         self.ready: list[tuple[asyncio.Future[Result], Result | None, BaseException | None]] = []
+        self.running_loop = asyncio._get_running_loop
+        self.fd = fd
+        self.waiting = 0  # acalls of this loop awaiting a reply
+        self.watching = False  # fd is registered with the loop
+        self.released = False  # fd is closed: never register it again
+        # The descriptor is closed once nobody can be watching it: when the
+        # loop stops watching after the connection ended, when the
+        # connection ends while the loop is not watching (or is closed), or
+        # when the loop is gone. Changes of watching and released hold lock.
+        self._close_fd: Callable[[], None] = (
+            weakref.finalize(self, os.close, fd) if fd is not None else _nothing
+        )
+
+    def release(self) -> None:
+        """Close the descriptor (lock held, not watching)."""
+        self.released = True
+        self._close_fd()
 
     def put(
         self,
@@ -83,6 +111,14 @@ class _LoopReplies:
         result: Result | None,
         exception: BaseException | None,
     ) -> None:
+        if self.running_loop() is self.loop:
+            # Read on the loop's own thread: settle it here.
+            if not future.done():  # else the awaiting task was cancelled
+                if exception is not None:
+                    future.set_exception(exception)
+                else:
+                    future.set_result(result if result is not None else {})
+            return
         with self.lock:
             first = not self.ready
             self.ready.append((future, result, exception))
@@ -102,12 +138,16 @@ class _LoopReplies:
                 future.set_result(result if result is not None else {})
 
 
+def _nothing() -> None:
+    pass
+
+
 class _LoopFuture:
-    """Where the reply of an ``acall`` goes: its loop's future, through _LoopReplies."""
+    """Where the reply of an ``acall`` goes: its loop's future, through _LoopReader."""
 
     __slots__ = ("future", "replies")
 
-    def __init__(self, replies: _LoopReplies, future: asyncio.Future[Result]) -> None:
+    def __init__(self, replies: _LoopReader, future: asyncio.Future[Result]) -> None:
         self.replies = replies
         self.future = future
 
@@ -195,9 +235,18 @@ class Connection:
         self._pending: dict[int, _Pending] = {}
         self._notices: dict[str, deque[str]] = {}
         self._live: dict[int, _LiveOutput] = {}
-        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopReplies] = (
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopReader] = (
             weakref.WeakKeyDictionary()
         )
+        # Whoever reads messages (the reader thread, an event loop) takes
+        # them and dispatches them under _read_lock, so they are handled in
+        # the order they came, and holds it only for that: nobody waits for
+        # messages while holding it.
+        self._read_lock = threading.Lock()
+        self._loops_waiting = 0  # event loops reading replies, with acalls waiting
+        self._parked = False  # the reader thread waits for a reason to read
+        self._hand_over = False  # a loop saw the transport end: the thread reports it
+        self._reader_wake = threading.Condition(self._lock)
         self._dead: TransportError | None = None
         self._stopping = False
         self._closing = threading.Event()  # set by close(); stops the heartbeat
@@ -279,6 +328,8 @@ class Connection:
             self._pending[request_id] = _Pending(future, method, len(data))
             if live is not None:
                 self._live[request_id] = live
+            if self._parked and type(future) is not _LoopFuture:
+                self._reader_wake.notify()  # only the reader thread will read its reply
         try:
             self._send(data)
         except BaseException as exc:
@@ -288,6 +339,7 @@ class Connection:
             if isinstance(exc, ProcessExited):
                 # The reader sees the same end and tells the whole story
                 # (with the stderr tail); give it a moment to.
+                self._wake_reader(hand_over=True)
                 self._reader.join(EXIT_REPORT_WAIT)
                 if self._dead is not None:
                     raise _copy(self._dead) from exc
@@ -421,6 +473,8 @@ class Connection:
         """Wait until the reader has dispatched queued messages (the notices before a reply)."""
         with self._caught_up:
             self._behind += 1
+            if self._parked:
+                self._reader_wake.notify()  # the notices may be the reader thread's to read
             try:
                 while self._dispatched < queued and self._dead is None:
                     self._caught_up.wait(WAIT_SLICE)
@@ -430,24 +484,107 @@ class Connection:
     async def acall(self, method: str, params: Params) -> Result:
         """Send a request and await its result.
 
-        The reply reaches the loop through _LoopReplies, with the others
-        that arrived with it; cancelling the awaiting task cancels the
+        The loop reads the reply itself while it has acalls waiting (see
+        _LoopReader); over a transport with no reply descriptor the reader
+        thread hands it over. Cancelling the awaiting task cancels the
         request.
         """
         import asyncio  # loaded already: a coroutine runs only under a loop
 
+        # Before any lock: in a forked child one may be held by a thread
+        # that does not exist there.
+        self.check()
         loop = asyncio.get_running_loop()
-        with self._lock:
-            replies = self._loops.get(loop)
-            if replies is None:
-                replies = self._loops[loop] = _LoopReplies(loop)
+        reader = self._loops.get(loop)
+        if reader is None:
+            reader = self._loop_reader(loop)
         future: asyncio.Future[Result] = loop.create_future()
-        request_id = self._send_request(method, params, _LoopFuture(replies, future))
+        reads = reader.watching or (reader.fd is not None and self._watch(reader))
+        if reads:
+            reader.waiting += 1
+            if reader.waiting == 1:
+                with self._lock:
+                    self._loops_waiting += 1
         try:
-            return await future
-        except asyncio.CancelledError:
-            self.cancel(request_id)
-            raise
+            request_id = self._send_request(method, params, _LoopFuture(reader, future))
+            try:
+                return await future
+            except asyncio.CancelledError:
+                self.cancel(request_id)
+                raise
+        finally:
+            if reads:
+                reader.waiting -= 1
+                if reader.waiting == 0:
+                    with self._lock:
+                        self._loops_waiting -= 1
+
+    def _loop_reader(self, loop: asyncio.AbstractEventLoop) -> _LoopReader:
+        """This loop's reader, made on its first acall."""
+        fd = None
+        if not self.closing and self._dead is None:
+            with contextlib.suppress(OSError, ShellportError):  # then the thread reads
+                fd = self.transport.reply_fd()
+        reader = _LoopReader(loop, fd)
+        with self._lock:
+            self._loops[loop] = reader
+        return reader
+
+    def _watch(self, reader: _LoopReader) -> bool:
+        """Start reading replies on reader's loop (on that loop's thread); False: cannot.
+
+        A loop that cannot watch a descriptor (add_reader is not
+        implemented: Windows' proactor loop) gets its replies from the
+        reader thread, as a transport without a descriptor does.
+        """
+        with reader.lock:
+            if reader.released or self._dead is not None:
+                return False  # the connection has ended: the call fails without it
+            assert reader.fd is not None
+            try:
+                reader.loop.add_reader(reader.fd, self._on_ready, reader)
+            except (NotImplementedError, OSError, ValueError):
+                reader.release()  # never again on this loop
+                return False
+            reader.watching = True
+            return True
+
+    def _unwatch(self, reader: _LoopReader) -> None:
+        """Stop reading replies on reader's loop (on that loop's thread)."""
+        with reader.lock:
+            if not reader.watching:
+                return
+            assert reader.fd is not None
+            reader.watching = False
+            reader.loop.remove_reader(reader.fd)
+            if self._dead is not None:
+                reader.release()  # no acall will watch it again
+
+    def _on_ready(self, reader: _LoopReader) -> None:
+        """The reply descriptor is readable: take and dispatch what is there, on the loop."""
+        if not reader.waiting:
+            # Nothing of this loop's waits: what came is someone else's
+            # (the reader thread serves them while no loop waits). Let go
+            # until this loop's next acall.
+            self._unwatch(reader)
+            return
+        with self._read_lock:  # held by others only while they dispatch
+            try:
+                batch = self.transport.receive_ready()
+            except Exception:
+                batch = None
+            if batch is not None:
+                self._dispatch_batch(batch)
+                return
+        # The transport has ended: stop watching (it stays readable) and
+        # let the reader thread find out how and fail every call.
+        self._unwatch(reader)
+        if not self._wake_reader(hand_over=True):
+            try:
+                self.check()
+                raise TransportError(f"the connection over {self.transport.name} ended")
+            except TransportError as exc:
+                self._die(exc)
 
     def call_live(self, method: str, params: Params, on_output: OutputCallback) -> Result:
         """call(), handing each piece of live output to on_output on this thread.
@@ -580,27 +717,95 @@ class Connection:
         self.transport.send(data)
 
     def _read_loop(self) -> None:
-        while not self._stopping:
-            try:
-                batch = self.transport.receive_many(RECEIVE_SLICE)
-            except TransportError as exc:
-                if not self._stopping:
-                    log.debug("the connection over %s ended: %s", self.transport.name, exc)
-                self._die(TransportClosed(CLOSED) if self._stopping else exc)
-                return
-            except Exception as exc:  # the reader must never die silently
-                self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
-                return
-            for data in batch:
-                if wire_log.isEnabledFor(DEBUG):
-                    wire_log.debug("<- %s", _wire_text(data))
+        try:
+            fd = self.transport.reply_fd()
+        except Exception:  # a transport that cannot make one now: read it the old way
+            fd = None
+        try:
+            while not self._stopping:
                 try:
-                    self._dispatch(data)
-                except ProtocolError as exc:
-                    self._die(exc)
+                    if fd is None:
+                        batch = self.transport.receive_many(RECEIVE_SLICE)
+                        with self._read_lock:
+                            if not self._dispatch_batch(batch):
+                                return
+                        continue
+                    if not self._wait_for_reason():
+                        # Parked a slice: still keep what only this thread
+                        # reads (a child's stderr) from filling up.
+                        self.transport.wait_ready(fd, 0)
+                        continue
+                    if not self.transport.wait_ready(fd, RECEIVE_SLICE):
+                        continue
+                    with self._read_lock:
+                        got = self.transport.receive_ready()
+                        if got is None:  # ended: receive_many says how
+                            got = self.transport.receive_many(0)
+                        if not self._dispatch_batch(got):
+                            return
+                except TransportError as exc:
+                    if not self._stopping:
+                        log.debug("the connection over %s ended: %s", self.transport.name, exc)
+                    self._die(TransportClosed(CLOSED) if self._stopping else exc)
                     return
-                finally:
-                    self._count_dispatched()
+                except Exception as exc:  # the reader must never die silently
+                    self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
+                    return
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def _wait_for_reason(self) -> bool:
+        """Park the reader thread while event loops read every reply (True: read now).
+
+        It reads when something only it can wait for is pending (a call
+        through start(), live output, the notices a blocking call catches
+        up on), when no loop with acalls waiting reads, and to report the
+        transport's end. Parked, it looks again every RECEIVE_SLICE; a new
+        reason wakes it at once.
+        """
+        with self._lock:
+            if not self._loops_waiting or self._hand_over or self._stopping:
+                return True
+            if self._thread_needed():
+                return True
+            self._parked = True
+            try:
+                self._reader_wake.wait(RECEIVE_SLICE)
+            finally:
+                self._parked = False
+            return False  # look again
+
+    def _thread_needed(self) -> bool:
+        """Whether a waiter that only the reader thread serves is pending (lock held)."""
+        if self._behind or self._live:
+            return True
+        return any(
+            p.future is not None and type(p.future) is not _LoopFuture
+            for p in self._pending.values()
+        )
+
+    def _wake_reader(self, *, hand_over: bool = False) -> bool:
+        """Get the reader thread reading (hand_over: to report the end); False if it is gone."""
+        with self._lock:
+            if hand_over:
+                self._hand_over = True
+            self._reader_wake.notify()
+        return self._reader.is_alive()
+
+    def _dispatch_batch(self, batch: list[bytes]) -> bool:
+        """Dispatch messages in order (_read_lock held); False once the connection died."""
+        for data in batch:
+            if wire_log.isEnabledFor(DEBUG):
+                wire_log.debug("<- %s", _wire_text(data))
+            try:
+                self._dispatch(data)
+            except ProtocolError as exc:
+                self._die(exc)
+                return False
+            finally:
+                self._count_dispatched()
+        return True
 
     def _count_dispatched(self) -> None:
         with self._lock:
@@ -675,6 +880,18 @@ class Connection:
         for p in pending.values():
             if p.future is not None:
                 _settle(p.future, exception=_copy(exc))
+        with self._lock:
+            readers = list(self._loops.values())
+        for reader in readers:
+            with reader.lock:
+                if not reader.watching or reader.loop.is_closed():
+                    reader.release()  # nobody watches it, or its selector is gone
+                    continue
+            try:  # its loop stops watching, then closes it
+                reader.loop.call_soon_threadsafe(self._unwatch, reader)
+            except RuntimeError:  # the loop closed meanwhile
+                with reader.lock:
+                    reader.release()
 
     # --- closing -------------------------------------------------------------------
 

@@ -5,9 +5,11 @@ calls or sessions (the connection in ``_client.py`` does). This adapts the
 ``handle(request) -> response`` shape of the style guide to a message-level
 protocol, where replies arrive out of order and the runtime also sends
 notifications: ``send`` puts one message on the wire, ``receive`` takes the
-next one off. There are no async twins: a Runtime runs one reader thread per
-transport and ``Session.acall`` awaits the same futures that thread resolves,
-so the blocking transport serves both ``call`` and ``acall``.
+next one off. There are no async twins: a transport that offers a
+descriptor to watch (``reply_fd``, both built-in ones) is read by the event
+loop of an ``acall`` itself, with ``receive_ready``; every other reader
+(the connection's reader thread) takes messages the same way, so one
+transport serves both ``call`` and ``acall``.
 """
 
 from __future__ import annotations
@@ -99,8 +101,10 @@ def encode_string(text: str) -> bytes:
 class BaseTransport:
     """One connection to a runtime, carrying whole messages.
 
-    Implementations are used by two threads at once: any thread may ``send``
-    (they serialise internally) while one reader thread calls ``receive``.
+    Implementations are used by several threads at once: any thread may
+    ``send`` (they serialise internally) while one reader at a time (the
+    connection's reader thread or an event loop, under the connection's
+    read lock) takes messages with ``receive_many`` or ``receive_ready``.
 
     ``check()`` is the one guard against a closed transport and against use
     in a process forked after it opened; the connection above calls it
@@ -200,6 +204,38 @@ class BaseTransport:
         """
         data = self.receive(timeout)
         return [] if data is None else [data]
+
+    def reply_fd(self) -> int | None:
+        """A new descriptor, readable when receive_ready may have messages; None: none.
+
+        The caller owns it and closes it. It is readable while messages
+        wait and once the transport has ended, so an event loop can watch
+        it (``add_reader``) and read replies on its own thread, and the
+        reader thread can wait on it without holding a lock (issue 16). A
+        transport that has none (the default) is read by the reader thread
+        alone, through receive_many.
+        """
+        return None
+
+    def wait_ready(self, fd: int, timeout: float) -> bool:
+        """Wait up to timeout seconds for fd (from reply_fd) to be readable.
+
+        The reader thread waits here; a transport with more to watch (a
+        child's stderr) overrides it.
+        """
+        import select
+
+        return bool(select.select([fd], [], [], timeout)[0])
+
+    def receive_ready(self) -> list[bytes] | None:
+        """The messages there now, without waiting ([] if none).
+
+        None means the transport has ended and receive_many, which may
+        wait for the rest of the story (a child's exit status), reports
+        how; it raises TransportError (often TransportClosed) if that is
+        known at once. Called by one thread at a time.
+        """
+        raise NotImplementedError
 
     def close(self) -> None:
         """Release the runtime and everything it started. Safe to call twice."""

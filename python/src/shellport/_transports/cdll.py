@@ -47,6 +47,8 @@ class _Library:
             self.forget = lib.shellport_forget
             self.start_wait = lib.shellport_start_wait
             self.recv_many = lib.shellport_recv_many
+            # Newer than the rest: a library without it is read by a thread.
+            self.ready_fd = getattr(lib, "shellport_ready_fd", None)
             self._version = lib.shellport_version
         except AttributeError as exc:
             raise LibraryNotFound(
@@ -81,6 +83,8 @@ class _Library:
             ctypes.c_int,
         )
         self._version.argtypes, self._version.restype = [], ctypes.c_void_p
+        if self.ready_fd is not None:
+            self.ready_fd.argtypes, self.ready_fd.restype = [ctypes.c_longlong], ctypes.c_int
 
     def take(self, pointer: int | None) -> bytes | None:
         """Copy a string the library returned and free it."""
@@ -163,6 +167,10 @@ class CDLLTransport(BaseTransport):
                 f"shellport_open in {path!r} returned {handle}: the library failed"
             )
         self._handle = handle
+        # reply_fd and close never overlap: a descriptor number the library
+        # has just closed could belong to another file by the time it is
+        # duplicated.
+        self._fd_lock = threading.Lock()
 
     @property
     def library_version(self) -> str:
@@ -197,6 +205,30 @@ class CDLLTransport(BaseTransport):
             self.check()  # NULL is also how a closed handle answers
             return []
         return data.split(b"\n")  # one message per line: none holds a newline
+
+    def reply_fd(self) -> int | None:
+        # A duplicate of shellport_ready_fd's descriptor, which the library
+        # closes with the handle: the caller's copy stays valid (and
+        # readable) until the caller has stopped watching it.
+        ready_fd = self._lib.ready_fd
+        if ready_fd is None:
+            return None
+        self.check()  # first: in a forked child _fd_lock may be held by a thread now gone
+        with self._fd_lock:
+            self.check()
+            fd = int(ready_fd(self._handle))
+            if fd < 0:
+                self.check()
+                return None  # the library could not make one: a thread reads instead
+            return os.dup(fd)
+
+    def receive_ready(self) -> list[bytes] | None:
+        self.check()
+        data = self._lib.take(self._lib.recv_many(self._handle, 0, RECEIVE_BATCH))
+        if data is None:
+            self.check()  # NULL is also how a closed handle answers
+            return []
+        return data.split(b"\n")
 
     def start_call(self, data: bytes) -> int:
         if b"\0" in data:
@@ -263,7 +295,8 @@ class CDLLTransport(BaseTransport):
         self.closed = True
         if self.forked:
             return  # never call into a Go runtime that did not survive fork()
-        self._lib.close(self._handle)
+        with self._fd_lock:
+            self._lib.close(self._handle)
 
 
 # shellport/__init__.py presents its public classes as shellport.X; this one loads

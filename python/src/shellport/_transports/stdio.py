@@ -69,6 +69,9 @@ class StdioTransport(BaseTransport):
         self._stdin = self._proc.stdin
         self._out_fd = self._proc.stdout.fileno()
         self._err_fd = self._proc.stderr.fileno()
+        # Our end of the pipe only: an event loop reads what is there
+        # without waiting (receive_ready).
+        os.set_blocking(self._out_fd, False)
         self._send_lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._buffer = bytearray()
@@ -137,6 +140,8 @@ class StdioTransport(BaseTransport):
             fd = key.fd
             try:
                 chunk = os.read(fd, _CHUNK)
+            except BlockingIOError:
+                continue  # another reader took it first (receive_ready)
             except OSError as exc:
                 raise TransportError(f"read from the runtime process failed: {exc}") from exc
             if fd == self._err_fd:
@@ -154,6 +159,62 @@ class StdioTransport(BaseTransport):
         if line is None and self._eof:
             raise self._exited_error(wait=True)
         return line
+
+    def reply_fd(self) -> int | None:
+        # A duplicate of our end of the child's stdout: it stays valid for
+        # whoever watches it until they close it, whatever close() does.
+        self._check()
+        with self._read_lock:
+            self.check()
+            return os.dup(self._out_fd)
+
+    def wait_ready(self, fd: int, timeout: float) -> bool:
+        # The reader thread also keeps the child's stderr drained, so a
+        # child that writes much there never blocks on it; it holds no
+        # lock while it waits, so an event loop reads replies meanwhile.
+        err = self._err_fd if self._err_open and not self.closed else -1
+        try:
+            ready = select.select([fd] if err < 0 else [fd, err], [], [], timeout)[0]
+        except (OSError, ValueError):
+            self.check()  # closed under us
+            raise
+        if err in ready:
+            with self._read_lock:
+                if self._err_open and not self.closed:
+                    try:
+                        chunk = os.read(err, _CHUNK)
+                    except OSError:
+                        chunk = b""  # a broken stderr ends like a closed one
+                    if chunk:
+                        self._keep_stderr(chunk)
+                    else:
+                        self._err_open = False
+                        self._selector.unregister(err)
+        return fd in ready
+
+    def receive_ready(self) -> list[bytes] | None:
+        with self._read_lock:
+            self.check()
+            out: list[bytes] = []
+            while not self._eof:
+                try:
+                    chunk = os.read(self._out_fd, _CHUNK)
+                except BlockingIOError:
+                    break
+                except OSError as exc:
+                    raise TransportError(f"read from the runtime process failed: {exc}") from exc
+                if not chunk:
+                    self._eof = True
+                    self._selector.unregister(self._out_fd)
+                    break
+                self._buffer += chunk
+                if len(chunk) < _CHUNK:
+                    break  # the pipe is empty: spare the read that would say so
+            while (line := self._take_line()) is not None:
+                out.append(line)
+            if not out and self._eof:
+                return None  # receive_many tells how the child ended
+            return out
 
     def _take_line(self) -> bytes | None:
         while True:
