@@ -39,6 +39,7 @@ import (
 	"strings"
 
 	"github.com/shellport/shellport/internal/core"
+	"github.com/shellport/shellport/internal/spawnhelper"
 )
 
 const usage = `usage: shellport COMMAND [FLAGS] [ARGS]
@@ -53,6 +54,10 @@ Run shellport COMMAND --help for the command's flags and exit statuses.
 `
 
 func main() {
+	// This process is the runtime's own: nothing in it changes its umask,
+	// user, groups or limits, so one-shot commands may start through a
+	// supervisor exec'd ahead of need (spawnhelper.UseSpares).
+	spawnhelper.UseSpares()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,7 +43,6 @@ type spare struct {
 	proc   *child
 	report *os.File // the read end of its report pipe
 	sock   int      // this side of the spec socket
-	host   string   // hostState when it was exec'd
 }
 
 // NewSpares returns a pool of spares of helper. It starts none: the first
@@ -64,14 +64,6 @@ func (p *Spares) Start(ctx context.Context, s Spec) (*Process, error) {
 	defer p.refill()
 	sp := p.claim(ctx)
 	if sp == nil {
-		return Start(ctx, s)
-	}
-	if now, ok := hostState(); !ok || now != sp.host {
-		// The host changed what a program inherits since the spare was
-		// exec'd (a library host may set its umask or limits between
-		// calls): the spare has the old, so a supervisor exec'd now
-		// starts this program, and the next spare takes the new.
-		sp.discard()
 		return Start(ctx, s)
 	}
 	proc, err, sent := sp.start(ctx, s)
@@ -174,10 +166,6 @@ const sendTimeout = 5 * time.Second
 // a spec on the socket (--spare). Its standard descriptors are /dev/null,
 // its environment empty (the program's comes with the spec).
 func startSpare(helper string) (*spare, error) {
-	host, ok := hostState()
-	if !ok {
-		return nil, errors.New("spawn helper: spare: cannot read what a program inherits from /proc/self")
-	}
 	life, err := lifeReadEnd()
 	if err != nil {
 		return nil, err
@@ -210,44 +198,24 @@ func startSpare(helper string) (*spare, error) {
 		_ = rr.Close()
 		return nil, fmt.Errorf("start spawn helper %s: %w", helper, err)
 	}
-	return &spare{proc: proc, report: rr, sock: sv[0], host: host}, nil
+	return &spare{proc: proc, report: rr, sock: sv[0]}, nil
 }
 
-// hostState is what a program inherits from this process that the process
-// may change while it runs and that a spare took when it was exec'd: the
-// umask, the user and groups (one read of /proc/self/status) and the
-// resource limits (one prlimit each; /proc/self/limits costs five times as
-// much). These are process-wide. What Linux keeps per thread (niceness,
-// CPU affinity) a supervisor never took from the process as a whole, only
-// from whichever thread started it; a host that moves itself to another
-// cgroup leaves a waiting spare, and the next program, in the old one.
-// ok is false without /proc.
-func hostState() (_ string, ok bool) {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return "", false
-	}
-	b := make([]byte, 0, 256)
-	for line := range strings.Lines(string(status)) {
-		for _, key := range [...]string{"Umask:", "Uid:", "Gid:", "Groups:"} {
-			if strings.HasPrefix(line, key) {
-				b = append(b, line...)
-			}
-		}
-	}
-	var lim unix.Rlimit
-	for r := range rlimitCount {
-		if unix.Prlimit(0, r, nil, &lim) != nil {
-			lim = unix.Rlimit{}
-		}
-		b = binary.NativeEndian.AppendUint64(b, lim.Cur)
-		b = binary.NativeEndian.AppendUint64(b, lim.Max)
-	}
-	return string(b), true
-}
+// sparesInUse: see UseSpares.
+var sparesInUse atomic.Bool
 
-// rlimitCount is the number of resource limits Linux has (RLIM_NLIMITS).
-const rlimitCount = 16
+// UseSpares says that this process's umask, user, groups and resource
+// limits do not change while it runs, so that a supervisor exec'd ahead of
+// need starts its program as one exec'd for it would. The shellport
+// executable says so: its process is the runtime's own, and the runtime
+// changes none of them. A library host may change them between calls, and
+// checking them at every claim (a read of /proc/self/status and 16
+// prlimit calls) cost a Python host about as much as a spare saved, so
+// there every supervisor is exec'd for its program.
+func UseSpares() { sparesInUse.Store(true) }
+
+// SparesInUse reports whether UseSpares was called.
+func SparesInUse() bool { return sparesInUse.Load() }
 
 // start sends s to the spare and waits for its report, as [Start] waits
 // for a supervisor it exec'd. sent is false when the spare did not get s

@@ -65,3 +65,9 @@ func (p *Spares) SparePid() int { return 0 }
 
 // AwaitExit returns at once.
 func (p *Process) AwaitExit() {}
+
+// UseSpares does nothing: there are no spares here.
+func UseSpares() {}
+
+// SparesInUse is false.
+func SparesInUse() bool { return false }

@@ -24,8 +24,9 @@ type executor struct {
 	shellMu   sync.Mutex
 	shellPath string // resolved once, on first use
 	bufs      bufPool
-	// spares is the supervisor started ahead of the next command (Linux;
-	// internal/spawnhelper), killed by close.
+	// spares is the supervisor started ahead of the next command (Linux,
+	// in the shellport executable: spawnhelper.UseSpares), killed by
+	// close; nil: every command's supervisor is exec'd for it.
 	spares *spawnhelper.Spares
 
 	mu      sync.Mutex
@@ -46,10 +47,14 @@ type executor struct {
 
 func newExecutor(host tools.Host, cfg Config) *executor {
 	set := newSettings(host, cfg)
+	var spares *spawnhelper.Spares
+	if spawnhelper.SparesInUse() {
+		spares = spawnhelper.NewSpares(set.spawnHelper)
+	}
 	return &executor{
 		host:   host,
 		set:    set,
-		spares: spawnhelper.NewSpares(set.spawnHelper),
+		spares: spares,
 		tasks:  make(map[string]*task),
 		live:   make(map[*group]struct{}),
 

@@ -1,12 +1,16 @@
 package bash
 
-import "github.com/shellport/shellport/internal/tools"
+import (
+	"github.com/shellport/shellport/internal/spawnhelper"
+	"github.com/shellport/shellport/internal/tools"
+)
 
-// WithoutSpares makes the executor of ts (from New) exec a supervisor for
-// every command instead of keeping a spare, for benchmarks that compare
-// both ways.
-func WithoutSpares(ts []tools.Tool) {
+// WithSpares makes the executor of ts (from New) keep a spare supervisor,
+// as it does in the shellport executable, for tests and benchmarks that
+// compare both ways.
+func WithSpares(ts []tools.Tool) {
 	e := ts[0].(*bashTool).e
-	e.spares.Close()
-	e.spares = nil
+	if e.spares == nil {
+		e.spares = spawnhelper.NewSpares(e.set.spawnHelper)
+	}
 }
