@@ -13,21 +13,30 @@ import (
 	"github.com/shellport/shellport/internal/tools"
 )
 
-// Issue 12: in a sandboxed session every write outside the policy is an
-// isError result naming the path and the mode, and the file is untouched;
-// with the path check taken away, the kernel (the edit runs on a confined
-// thread) still refuses.
-func TestSandboxHoldsTheEditor(t *testing.T) {
+// workspaceWrite is a workspace-write policy for ws with no writable
+// temporary directory, closed when the test ends; the test is skipped
+// where the kernel has no Landlock.
+func workspaceWrite(t *testing.T, ws string) *sandbox.Policy {
+	t.Helper()
 	if s := sandbox.Probe(); s.Backend != sandbox.BackendLandlock {
 		t.Skipf("no Landlock here: %s", s.Reason)
 	}
-	ws, out := t.TempDir(), t.TempDir()
 	off := false
 	p, err := sandbox.Resolve(sandbox.Request{Session: &sandbox.Config{Mode: sandbox.ModeWorkspaceWrite, WritableTmp: &off}, Cwd: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// Issue 12: in a sandboxed session every write outside the policy is an
+// isError result naming the path and the mode, and the file is untouched;
+// with the path check taken away, the kernel (the edit runs on a confined
+// thread) still refuses.
+func TestSandboxHoldsTheEditor(t *testing.T) {
+	ws, out := t.TempDir(), t.TempDir()
+	p := workspaceWrite(t, ws)
 	target := filepath.Join(out, "f.txt")
 	if err := os.WriteFile(target, []byte("one\ntwo\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -80,16 +89,8 @@ func TestSandboxHoldsTheEditor(t *testing.T) {
 // through; outside it the kernel refuses it before anything is mapped or
 // written.
 func TestSandboxHoldsTheMappedEdit(t *testing.T) {
-	if s := sandbox.Probe(); s.Backend != sandbox.BackendLandlock {
-		t.Skipf("no Landlock here: %s", s.Reason)
-	}
 	ws, out := t.TempDir(), t.TempDir()
-	off := false
-	p, err := sandbox.Resolve(sandbox.Request{Session: &sandbox.Config{Mode: sandbox.ModeWorkspaceWrite, WritableTmp: &off}, Cwd: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := workspaceWrite(t, ws)
 	text := mappedText()
 	inside, outside := filepath.Join(ws, "big.c"), filepath.Join(out, "big.c")
 	for _, f := range []string{inside, outside} {
