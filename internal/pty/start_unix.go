@@ -231,12 +231,7 @@ func (p *Process) readFunc(f func([]byte)) error {
 // the goroutine.
 func (r *termReader) readFD(fd uintptr) bool {
 	r.bp = readBufs.Get().(*[]byte)
-	for {
-		r.n, r.err = syscall.Read(int(fd), *r.bp)
-		if r.err != syscall.EINTR {
-			break
-		}
-	}
+	r.n, r.err = readPolled(fd, *r.bp)
 	if r.err == syscall.EAGAIN {
 		readBufs.Put(r.bp)
 		r.bp, r.err = nil, nil

@@ -18,9 +18,10 @@ import (
 // runtime's context switches per call. Where no waker can be made
 // (newWaker returns nil), a call waits on its channels alone.
 type waker struct {
-	f   *os.File
-	rc  syscall.RawConn
-	buf [8]byte
+	f    *os.File
+	rc   syscall.RawConn
+	buf  [8]byte
+	read func(fd uintptr) bool // readCounter, bound once so that a wait allocates nothing
 }
 
 // wakeOne is the eventfd increment a signal adds.
@@ -31,7 +32,7 @@ var wakeOne = [8]byte{1}
 // Safe from any goroutine, and after the waker was closed.
 func (w *waker) signal() {
 	_ = w.rc.Write(func(fd uintptr) bool {
-		_, _ = syscall.Write(int(fd), wakeOne[:]) // a full counter already wakes
+		_, _ = rawWrite(fd, wakeOne[:]) // a full counter already wakes
 		return true
 	})
 }
@@ -43,14 +44,17 @@ func (w *waker) wait(deadline time.Time, done func() bool) {
 		return
 	}
 	for !done() {
-		err := w.rc.Read(func(fd uintptr) bool {
-			_, err := syscall.Read(int(fd), w.buf[:])
-			return err != syscall.EAGAIN
-		})
-		if err != nil {
+		if err := w.rc.Read(w.read); err != nil {
 			return // the deadline passed
 		}
 	}
+}
+
+// readCounter takes the eventfd's count, for rc.Read: false (wait) while
+// there is none.
+func (w *waker) readCounter(fd uintptr) bool {
+	_, err := rawRead(fd, w.buf[:])
+	return err != syscall.EAGAIN
 }
 
 // maxIdleWakers bounds the wakers a tool keeps between calls: a waker is a

@@ -22,5 +22,7 @@ func newWaker() *waker {
 		_ = f.Close() // Best effort.
 		return nil
 	}
-	return &waker{f: f, rc: rc}
+	w := &waker{f: f, rc: rc}
+	w.read = w.readCounter
+	return w
 }
