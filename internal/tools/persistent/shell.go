@@ -196,18 +196,13 @@ func makePrivateDir() (dir string, inMemory bool, err error) {
 const privateDirPrefix = "shellport-bash-"
 
 // readLoop drains the terminal into the current capture. It reads
-// through pty's ReadFunc, which lends a buffer only while output is there:
+// through pty's ReadEach, which lends a buffer only while output is there:
 // an idle shell, the common state of thousands of live sessions, holds no
 // read buffer while it waits (issue 16: the reader's buffers were a large
 // part of a live session's memory in the runtime).
 func (s *shell) readLoop() {
 	defer close(s.readDone)
-	feed := s.feedLocked // made once: a method value per read would allocate
-	for {
-		if err := s.proc.ReadFunc(feed); err != nil {
-			return
-		}
-	}
+	_ = s.proc.ReadEach(s.feedLocked) // returns at the terminal's end or Close
 }
 
 // feedLocked feeds b with s.mu held.
