@@ -141,7 +141,7 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		// drainDelay): the waker's own deadline, so a short call sets no
 		// timer more than before. Then the call's shell is checked now
 		// and then until its deadline (see checkLost).
-		stop := context.AfterFunc(ctx, w.signal)
+		stop := context.AfterFunc(ctx, w.wake)
 		done := func() bool { return isClosed(c.finished) || isClosed(s.proc.Done()) || ctx.Err() != nil }
 		viaInbox := s.inboxSize != inboxBefore
 		for next, every := time.Now().Add(drainDelay), drainDelay; ; {

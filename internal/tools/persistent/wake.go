@@ -22,6 +22,7 @@ type waker struct {
 	rc   syscall.RawConn
 	buf  [8]byte
 	read func(fd uintptr) bool // readCounter, bound once so that a wait allocates nothing
+	wake func()                // signal, bound once, for context.AfterFunc
 }
 
 // wakeOne is the eventfd increment a signal adds.

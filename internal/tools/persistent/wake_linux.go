@@ -23,6 +23,6 @@ func newWaker() *waker {
 		return nil
 	}
 	w := &waker{f: f, rc: rc}
-	w.read = w.readCounter
+	w.read, w.wake = w.readCounter, w.signal
 	return w
 }
