@@ -18,7 +18,7 @@
 // script, and a syntax error comes straight back with bash's message. The
 // terminal stays the command's stdin, stdout and stderr; nothing is ever
 // typed into it. When the inbox's file system is full, the command goes
-// through the control FIFO instead. The inbox never keeps more than 256 KiB
+// through the control FIFO instead. The inbox never keeps more than 4 KiB
 // of commands the shell has read: between calls the tool releases them.
 //
 // The shell runs without job control (as a script does): background jobs
