@@ -105,6 +105,15 @@ type callState struct {
 	out      captured
 	taken    bool // the frame came but its report was gone (another process read it) or doubled (another wrote one): see onFrame
 	lost     bool // the shell was found waiting for a command before this one ended (see checkLost)
+
+	ctx    context.Context // the call's
+	exited <-chan struct{} // the shell's Done
+}
+
+// holds reports whether the call's wait is over: its end frame came, the
+// shell died, or the call's context ended (a condition for its waker).
+func (c *callState) holds() bool {
+	return isClosed(c.finished) || isClosed(c.exited) || c.ctx.Err() != nil
 }
 
 // startShell starts a shell in cwd with env, confined by sb (nil: none).

@@ -23,6 +23,6 @@ func newWaker() *waker {
 		return nil
 	}
 	w := &waker{f: f, rc: rc}
-	w.read, w.wake = w.readCounter, w.signal
+	w.check, w.wake = w.checkDone, w.signal
 	return w
 }
