@@ -28,4 +28,6 @@ func killSession(int) error { return unsupported("killing a terminal session") }
 
 func signalName(sig syscall.Signal) string { return "signal " + strconv.Itoa(int(sig)) }
 
-func (p *Process) readFunc(func([]byte)) error { return unsupported("reading a terminal") }
+func (p *Process) readEach(func([]byte)) error { return unsupported("reading a terminal") }
+
+func (p *Process) nudgeReader() {}

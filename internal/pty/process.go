@@ -24,7 +24,7 @@ func newProcess(proc *os.Process, master *os.File, ttyName string, onDone func()
 		reaped:  make(chan struct{}),
 		onDone:  onDone,
 	}
-	p.raw, _ = master.SyscallConn() // nil: ReadFunc reads through Read
+	p.raw, _ = master.SyscallConn() // nil: ReadEach reads through Read
 	go p.reap(proc.Wait)
 	return p
 }
@@ -40,7 +40,7 @@ func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string, on
 		sup:     sup,
 		onDone:  onDone,
 	}
-	p.raw, _ = master.SyscallConn() // nil: ReadFunc reads through Read
+	p.raw, _ = master.SyscallConn() // nil: ReadEach reads through Read
 	go p.reap(func() (*os.ProcessState, error) {
 		// Parked in the poller until the supervisor has exited (its
 		// report pipe's end of file), so that Wait returns at once: a Wait
@@ -58,6 +58,7 @@ func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string, on
 func (p *Process) reap(wait func() (*os.ProcessState, error)) {
 	defer func() {
 		close(p.reaped)
+		p.nudgeReader()
 		if p.onDone != nil {
 			p.onDone()
 		}
@@ -80,6 +81,11 @@ func statusOf(state *os.ProcessState) ExitStatus {
 
 func (p *Process) read(b []byte) (int, error) {
 	n, err := p.master.Read(b)
+	for n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		// The reaper's nudge (see nudgeReader), which only ReadEach needs.
+		_ = p.master.SetReadDeadline(time.Time{}) // Best effort: fails only once closed, which the read reports.
+		n, err = p.master.Read(b)
+	}
 	if err != nil && errors.Is(err, syscall.EIO) {
 		// Linux reports a master whose slave side is closed everywhere as
 		// EIO rather than EOF.

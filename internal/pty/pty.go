@@ -122,8 +122,8 @@ type Process struct {
 	pid     int
 	ttyName string
 	master  *os.File
-	raw     syscall.RawConn // master's, for ReadFunc; nil if it has none
-	rd      termReader      // ReadFunc's state, reused so that a read allocates nothing
+	raw     syscall.RawConn // master's, for ReadEach; nil if it has none
+	rd      termReader      // ReadEach's state, kept so that a read allocates nothing
 	reaped  chan struct{}   // closed once the program has been waited for
 	onDone  func()          // Options.OnDone
 	status  ExitStatus
@@ -154,22 +154,27 @@ func (p *Process) TTY() string { return p.ttyName }
 // os.ErrClosed after Close.
 func (p *Process) Read(b []byte) (int, error) { return p.read(b) }
 
-// ReadFunc waits until the terminal has output, reads it into a buffer
-// lent from a pool shared by every terminal, and calls f with what it read;
-// f must not keep the slice. Where the master is in the Go poller (Linux),
-// no buffer is held while waiting, so thousands of idle terminals hold
-// none (issue 16). It returns io.EOF once no process has the terminal open
-// any more, and an error after Close. One goroutine at a time may call it.
-func (p *Process) ReadFunc(f func([]byte)) error { return p.readFunc(f) }
+// ReadEach calls f with the terminal's output as it arrives, each stretch
+// read into a buffer lent from a pool shared by every terminal (f must
+// not keep the slice), until no process has the terminal open any more
+// (io.EOF) or Close (another error). Where the master is in the Go poller
+// (Linux), no buffer is held while waiting, so thousands of idle
+// terminals hold none (issue 16), and a read that came back short is
+// followed by a wait, not by another read: the terminal had nothing more
+// then, and whatever it gets later makes it ready again. f runs on the
+// reading goroutine between reads; it must not wait for Close. One
+// goroutine at a time may call ReadEach.
+func (p *Process) ReadEach(f func([]byte)) error { return p.readEach(f) }
 
-// termReader is one ReadFunc's state: what the read callback got, or,
-// where the master is not in the poller, the buffers a blocking read
-// waits with.
+// termReader is ReadEach's state: the function it feeds and how reading
+// ended, or, where the master is not in the poller, the buffers a
+// blocking read waits with.
 type termReader struct {
-	bp   *[]byte // the buffer lent, while it holds data
-	n    int
-	err  error
-	read func(fd uintptr) bool // readFD, bound once
+	f      func([]byte)
+	reaped <-chan struct{}       // the Process's: closed once its program was reaped
+	err    error                 // the read error that ended ReadEach
+	ended  bool                  // the terminal's end of file (or err) was read
+	read   func(fd uintptr) bool // readFD, bound once
 
 	small []byte  // a blocking read's own buffer
 	large *[]byte // lent while reads keep filling small

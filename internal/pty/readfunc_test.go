@@ -8,13 +8,14 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
-// readAllFunc drains p through ReadFunc until it fails.
-func readAllFunc(p *Process) ([]byte, error) { return readAllWith(p.ReadFunc) }
+// readAllEach drains p through ReadEach until it fails.
+func readAllEach(p *Process) ([]byte, error) { return readAllWith(p.ReadEach) }
 
-// readAllWith drains a terminal through read (ReadFunc, or its blocking
-// path) until it fails.
+// readAllWith drains a terminal through read (ReadEach, or one read of
+// its blocking path) until it fails.
 func readAllWith(read func(func([]byte)) error) ([]byte, error) {
 	var out bytes.Buffer
 	for {
@@ -24,11 +25,11 @@ func readAllWith(read func(func([]byte)) error) ([]byte, error) {
 	}
 }
 
-// Issue 16: ReadFunc (a poller wait, then a read into a lent buffer) gives
-// every byte, in order, over many reads, then io.EOF; directly and under a
-// supervisor, and through the blocking path darwin takes (small buffer,
-// large while reads fill it).
-func TestReadFuncOutputThenEOF(t *testing.T) {
+// Issue 16: ReadEach (poller waits, and reads into a lent buffer until one
+// comes back short) gives every byte, in order, over many reads, then
+// io.EOF; directly and under a supervisor, and through the blocking path
+// darwin takes (small buffer, large while reads fill it).
+func TestReadEachOutputThenEOF(t *testing.T) {
 	requirePTY(t)
 	for i, supervised := range []bool{false, true, false} {
 		name := []string{"direct", "supervised", "blocking path"}[i]
@@ -42,13 +43,13 @@ func TestReadFuncOutputThenEOF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		read := p.ReadFunc
+		read := p.ReadEach
 		if i == 2 {
 			read = p.readBlocking
 		}
 		out, err := readAllWith(read)
 		if !errors.Is(err, io.EOF) {
-			t.Fatalf("%s: ReadFunc ended with %v, want io.EOF", name, err)
+			t.Fatalf("%s: ReadEach ended with %v, want io.EOF", name, err)
 		}
 		var want strings.Builder
 		for i := 1; i <= 40000; i++ {
@@ -64,18 +65,55 @@ func TestReadFuncOutputThenEOF(t *testing.T) {
 	}
 }
 
-// A ReadFunc waiting on a terminal with no output returns once the
+// Issue 16: ReadEach skips the read that would find nothing after a short
+// one, but not the end of file: output a process that outlives the
+// program writes after the program was reaped, just before it closes the
+// terminal, still arrives, and so does the end of file (the readiness of
+// the close may be the one the last output's read consumed). Without a
+// supervisor, which would wait for that process too; the process ignores
+// the SIGHUP the kernel sends when the program, its session's leader,
+// exits.
+func TestReadEachEndOfFileAfterTheProgram(t *testing.T) {
+	requirePTY(t)
+	for range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), testWait)
+		p, err := Start(ctx, Options{Path: "bash", Args: []string{"--noprofile", "--norc", "-c", "trap '' HUP; (sleep 0.1; echo late) & echo early"}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		var out []byte
+		go func() {
+			defer close(done)
+			out, err = readAllEach(p)
+		}()
+		select {
+		case <-done:
+		case <-time.After(testWait):
+			_ = p.Close()
+			<-done
+			t.Fatalf("ReadEach still waiting after the last process closed the terminal; read %q", out)
+		}
+		if !errors.Is(err, io.EOF) || string(out) != "early\nlate\n" {
+			t.Fatalf("ReadEach read %q and ended with %v, want early, late and io.EOF", out, err)
+		}
+		_ = p.Close()
+	}
+}
+
+// A ReadEach waiting on a terminal with no output returns once the
 // process is closed.
-func TestReadFuncEndsAtClose(t *testing.T) {
+func TestReadEachEndsAtClose(t *testing.T) {
 	p := startBashNoReader(t, Options{}, "read -r _")
 	done := make(chan error, 1)
-	go func() { _, err := readAllFunc(p); done <- err }()
+	go func() { _, err := readAllEach(p); done <- err }()
 	_ = p.Close()
-	eventually(t, "ReadFunc returns after Close", func() bool {
+	eventually(t, "ReadEach returns after Close", func() bool {
 		select {
 		case err := <-done:
 			if err == nil {
-				t.Fatal("ReadFunc returned no error after Close")
+				t.Fatal("ReadEach returned no error after Close")
 			}
 			return true
 		default:

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	creack "github.com/creack/pty"
 	"golang.org/x/sys/unix"
@@ -187,65 +188,112 @@ func signalName(sig syscall.Signal) string {
 	return fmt.Sprintf("signal %d", int(sig))
 }
 
-// readBufSize is ReadFunc's buffer: large enough that a command's heavy
+// readBufSize is ReadEach's buffer: large enough that a command's heavy
 // output takes few reads. Buffers are held only while a read has data.
 const readBufSize = 64 << 10
 
 var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
 
-// smallRead is the buffer a blocking ReadFunc waits with (darwin): an
+// smallRead is the buffer a blocking ReadEach waits with (darwin): an
 // idle terminal holds only that much; a read that fills it switches to a
 // pooled readBufSize one for as long as reads keep filling it.
 const smallRead = 4 << 10
 
-func (p *Process) readFunc(f func([]byte)) error {
+func (p *Process) readEach(f func([]byte)) error {
 	if p.raw == nil || !masterPolled {
-		return p.readBlocking(f)
+		for {
+			if err := p.readBlocking(f); err != nil {
+				return err
+			}
+		}
 	}
 	r := &p.rd
 	if r.read == nil {
 		r.read = r.readFD
 	}
-	err := p.raw.Read(r.read)
-	bp, n, rerr := r.bp, r.n, r.err
-	r.bp, r.err = nil, nil
-	if bp != nil {
-		defer readBufs.Put(bp)
+	r.f, r.reaped, r.err, r.ended = f, p.reaped, nil, false
+	defer func() { r.f, r.err = nil, nil }()
+	for {
+		// Returns at the end of file, at Close, or once at the nudge
+		// (see nudgeReader), after which it reads again.
+		err := p.raw.Read(r.read)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			_ = p.master.SetReadDeadline(time.Time{}) // Best effort: fails only once closed, which the next wait reports.
+			continue
+		}
+		switch {
+		case err != nil:
+			return fmt.Errorf("pty: read terminal: %w", err)
+		case !r.ended:
+			return fmt.Errorf("pty: read terminal: %w", io.ErrUnexpectedEOF) // cannot happen: readFD returns true only at the end
+		case r.err == nil || errors.Is(r.err, syscall.EIO):
+			// EIO: Linux's end of file on a master whose slave side is
+			// closed everywhere (see read).
+			return io.EOF
+		}
+		return &os.PathError{Op: "read", Path: p.master.Name(), Err: r.err}
 	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("pty: read terminal: %w", err)
-	case errors.Is(rerr, syscall.EIO) || (rerr == nil && n <= 0):
-		// EIO: Linux's end of file on a master whose slave side is closed
-		// everywhere (see read).
-		return io.EOF
-	case rerr != nil:
-		return &os.PathError{Op: "read", Path: p.master.Name(), Err: rerr}
-	}
-	f((*bp)[:n])
-	return nil
 }
 
-// readFD is the read callback. It runs when the master may be readable: a
-// read that finds nothing gives the buffer back before the poller parks
-// the goroutine.
+// readFD is the poller's read callback. It runs when the master may be
+// readable and reads until a read comes back short, feeding each stretch
+// to r.f; then, while the program runs, it returns false, so that the
+// poller waits for the master to be ready again, with no buffer held:
+// the read that would find nothing (EAGAIN, which also has the kernel
+// flush the terminal's pending input, now and then waiting for its
+// worker) is skipped, one system call fewer per stretch of output, a
+// round trip's end frame among them (issue 16). That is sound for output:
+// a short read took all there was, the kernel makes the master ready
+// again at each later arrival, and the poller keeps a readiness that
+// comes while this reads or feeds for the next wait. It is not for the
+// end of file: when the last process with the slave side open closes it
+// just before the short read, that readiness was the one this callback
+// was called for, and none follows. So once the program has been reaped
+// every read pass ends on EAGAIN, and the reaper nudges this reader into
+// one more pass (see nudgeReader); a slave side closed after that pass
+// makes the master ready again. It returns true at the end of file or on
+// an error.
 func (r *termReader) readFD(fd uintptr) bool {
-	r.bp = readBufs.Get().(*[]byte)
 	for {
-		r.n, r.err = syscall.Read(int(fd), *r.bp)
-		if r.err != syscall.EINTR {
-			break
+		bp := readBufs.Get().(*[]byte)
+		n, err := readPolled(fd, *bp)
+		if n > 0 {
+			r.f((*bp)[:n])
+		}
+		full := n == len(*bp)
+		readBufs.Put(bp)
+		switch {
+		case err == syscall.EAGAIN:
+			return false
+		case err != nil || n <= 0:
+			r.err, r.ended = err, true
+			return true
+		case !full && !isClosed(r.reaped):
+			return false
 		}
 	}
-	if r.err == syscall.EAGAIN {
-		readBufs.Put(r.bp)
-		r.bp, r.err = nil, nil
-		return false
-	}
-	return true
 }
 
-// readBlocking is readFunc where the master is not in the poller: the read
+// nudgeReader makes a ReadEach waiting in the poller read once more
+// (through a read deadline in the past, which readEach clears), so that
+// it sees an end of file that came before its last short read (see
+// readFD). Called once, when the program has been reaped.
+func (p *Process) nudgeReader() {
+	if p.raw != nil && masterPolled {
+		_ = p.master.SetReadDeadline(time.Unix(1, 0)) // Best effort: fails only once closed, when no reader waits.
+	}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// readBlocking is one read of readEach where the master is not in the poller: the read
 // waits in the kernel, holding its buffer, so that buffer is small unless
 // output is pouring in.
 func (p *Process) readBlocking(f func([]byte)) error {

@@ -3,6 +3,7 @@ package persistent
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -191,7 +192,7 @@ func (s *shell) drainRet(fd uintptr) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
-		n, err := syscall.Read(int(fd), s.retBuf[:])
+		n, err := rawRead(fd, s.retBuf[:])
 		if n > 0 {
 			if s.reports.add(s.retBuf[:n]); s.reports.ended {
 				s.loopEnded = true
@@ -221,7 +222,7 @@ func (s *shell) stopDrain() {
 // made once per shell so a call allocates no closure. It never waits: an
 // empty FIFO means no report. Called with s.mu held.
 func (s *shell) readRet(fd uintptr) bool {
-	s.retN, s.retErr = syscall.Read(int(fd), s.retBuf[:])
+	s.retN, s.retErr = rawRead(fd, s.retBuf[:])
 	return true
 }
 
@@ -233,7 +234,7 @@ func (s *shell) send(command string) error {
 	if cap(msg) <= maxSendBuf {
 		s.sendBuf = msg // kept for the next call; a huge command's buffer is not
 	}
-	if _, err := s.inbox.Write(msg); err == nil {
+	if err := s.writeInbox(msg); err == nil {
 		s.inboxSize += int64(len(msg))
 		return s.wake(wakeInbox)
 	}
@@ -274,10 +275,55 @@ const maxSendBuf = 4 << 10
 var wakeMsgs = map[byte][]byte{wakeInbox: {wakeInbox}, wakeCtl: {wakeCtl}}
 
 func (s *shell) wake(where byte) error {
-	if _, err := s.ctl.Write(wakeMsgs[where]); err != nil {
+	if err := s.writeRaw(s.ctlConn, wakeMsgs[where]); err != nil {
 		return fmt.Errorf("persistent: wake shell: %w", err)
 	}
 	return nil
+}
+
+// writeInbox appends msg to the inbox. On a memory file system the write
+// cannot wait for a disk, so it is made without telling the scheduler
+// (see rawWrite); elsewhere it goes through os, which lets the scheduler
+// hand the thread's P on while the kernel waits for the disk.
+func (s *shell) writeInbox(msg []byte) error {
+	if s.inboxInMemory {
+		return s.writeRaw(s.inboxConn, msg)
+	}
+	_, err := s.inbox.Write(msg)
+	return err
+}
+
+// writeRaw writes all of msg to rc's descriptor with rawWrite, through
+// a callback made once per shell (see writeOut) so that a write allocates
+// nothing. Only the goroutine sending the call's command writes.
+func (s *shell) writeRaw(rc syscall.RawConn, msg []byte) error {
+	s.outMsg, s.outErr = msg, nil
+	err := rc.Write(s.writeOutFn)
+	if err == nil {
+		err = s.outErr
+	}
+	s.outMsg, s.outErr = nil, nil
+	return err
+}
+
+// writeOut is writeRaw's callback. A descriptor that cannot take it all
+// (a full FIFO, a full file system) fails: the control FIFO is
+// non-blocking and outside the poller, so a write never waits (see
+// openFIFO).
+func (s *shell) writeOut(fd uintptr) bool {
+	for len(s.outMsg) > 0 {
+		n, err := rawWrite(fd, s.outMsg)
+		if err != nil {
+			s.outErr = err
+			return true
+		}
+		if n == 0 {
+			s.outErr = io.ErrShortWrite
+			return true
+		}
+		s.outMsg = s.outMsg[n:]
+	}
+	return true
 }
 
 // inboxKeep bounds the inbox: once more than this has been appended since

@@ -18,7 +18,7 @@
 // script, and a syntax error comes straight back with bash's message. The
 // terminal stays the command's stdin, stdout and stderr; nothing is ever
 // typed into it. When the inbox's file system is full, the command goes
-// through the control FIFO instead. The inbox never keeps more than 256 KiB
+// through the control FIFO instead. The inbox never keeps more than 4 KiB
 // of commands the shell has read: between calls the tool releases them.
 //
 // The shell runs without job control (as a script does): background jobs
@@ -102,6 +102,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shellport/shellport/internal/strictjson"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/output"
 )
@@ -168,18 +169,23 @@ func (t *Tool) InputSchema() json.RawMessage {
 // Call runs the command in the session's shell, starting the shell first
 // when the session has none.
 func (t *Tool) Call(ctx context.Context, call *tools.Call) (*tools.Result, error) {
-	var args struct {
-		Command *string `json:"command"`
-	}
-	if err := tools.Decode(call.Arguments, &args); err != nil {
-		return tools.Errorf("%v", err), nil
+	command, ok := plainCommand(call.Arguments)
+	if !ok {
+		var args struct {
+			Command *string `json:"command"`
+		}
+		if err := tools.Decode(call.Arguments, &args); err != nil {
+			return tools.Errorf("%v", err), nil
+		}
+		if args.Command == nil {
+			return tools.Errorf(`invalid arguments: "command" is required`), nil
+		}
+		command = *args.Command
 	}
 	switch {
-	case args.Command == nil:
-		return tools.Errorf(`invalid arguments: "command" is required`), nil
-	case strings.TrimSpace(*args.Command) == "":
+	case strings.TrimSpace(command) == "":
 		return tools.Errorf(`invalid arguments: "command" is empty`), nil
-	case strings.ContainsRune(*args.Command, 0):
+	case strings.ContainsRune(command, 0):
 		return tools.Errorf(`invalid arguments: "command" contains a NUL byte`), nil
 	}
 	if call.Session.Key == "" {
@@ -189,7 +195,25 @@ func (t *Tool) Call(ctx context.Context, call *tools.Call) (*tools.Result, error
 	if err != nil {
 		return nil, err
 	}
-	return s.run(ctx, t, call, *args.Command)
+	return s.run(ctx, t, call, command)
+}
+
+// plainCommand reads arguments of the shape clients send,
+// {"command": "<text without escapes>"}, in one pass and without
+// reflection (issue 16); ok is false for anything else, which
+// tools.Decode then decodes, or words what is wrong with. What it reads,
+// tools.Decode reads the same.
+func plainCommand(args json.RawMessage) (command string, ok bool) {
+	var value []byte
+	members := 0
+	if !strictjson.Members(args, func(key, v []byte) bool {
+		members++
+		value = v
+		return members == 1 && string(key) == "command"
+	}) || members != 1 {
+		return "", false
+	}
+	return strictjson.PlainString(value)
 }
 
 // CloseSession kills the shell of the session with sessionKey and

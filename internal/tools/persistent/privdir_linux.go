@@ -28,8 +28,7 @@ func privateBases() []string {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
-		var st unix.Statfs_t
-		if unix.Statfs(dir, &st) != nil || (st.Type != unix.TMPFS_MAGIC && st.Type != unix.RAMFS_MAGIC) {
+		if !onMemoryFS(dir) {
 			continue
 		}
 		if unix.Access(dir, unix.W_OK|unix.X_OK) != nil {
@@ -38,4 +37,11 @@ func privateBases() []string {
 		out = append(out, dir)
 	}
 	return out
+}
+
+// onMemoryFS reports whether dir is on a memory file system (tmpfs,
+// ramfs), whose writes never wait for a disk.
+func onMemoryFS(dir string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(dir, &st) == nil && (st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC)
 }

@@ -118,7 +118,7 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		s.terminate(false)
 		return outcome{}, ctx.Err()
 	}
-	c := &callState{finished: make(chan struct{}), waker: s.cfg.wakers.get()}
+	c := &callState{finished: make(chan struct{}), waker: s.cfg.wakers.get(), ctx: ctx, exited: s.proc.Done()}
 	s.mu.Lock()
 	s.call = c
 	s.cap.out.Observe(observe) // what arrived since the last call is this call's too
@@ -141,15 +141,14 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		// drainDelay): the waker's own deadline, so a short call sets no
 		// timer more than before. Then the call's shell is checked now
 		// and then until its deadline (see checkLost).
-		stop := context.AfterFunc(ctx, w.signal)
-		done := func() bool { return isClosed(c.finished) || isClosed(s.proc.Done()) || ctx.Err() != nil }
+		stop := context.AfterFunc(ctx, w.wake)
 		viaInbox := s.inboxSize != inboxBefore
 		for next, every := time.Now().Add(drainDelay), drainDelay; ; {
 			if !next.Before(deadline) {
-				w.wait(deadline, done)
+				w.wait(deadline, c)
 				break
 			}
-			if w.wait(next, done); done() {
+			if w.wait(next, c); c.holds() {
 				break
 			}
 			// The call has run past drainDelay: the return FIFO is drained

@@ -73,6 +73,15 @@ type shell struct {
 	retN    int
 	retErr  error
 
+	// The inbox's and the control FIFO's raw descriptors, and what a
+	// write to them has left (see writeRaw), likewise.
+	inboxConn     syscall.RawConn
+	ctlConn       syscall.RawConn
+	inboxInMemory bool // the private directory is on a memory file system (see writeInbox)
+	writeOutFn    func(fd uintptr) bool
+	outMsg        []byte
+	outErr        error
+
 	mu        sync.Mutex
 	ctlLong   *os.File // a pollable copy of ctl a long command is written through (see send); closed once written
 	scan      scanner
@@ -96,6 +105,15 @@ type callState struct {
 	out      captured
 	taken    bool // the frame came but its report was gone (another process read it) or doubled (another wrote one): see onFrame
 	lost     bool // the shell was found waiting for a command before this one ended (see checkLost)
+
+	ctx    context.Context // the call's
+	exited <-chan struct{} // the shell's Done
+}
+
+// holds reports whether the call's wait is over: its end frame came, the
+// shell died, or the call's context ended (a condition for its waker).
+func (c *callState) holds() bool {
+	return isClosed(c.finished) || isClosed(c.exited) || c.ctx.Err() != nil
 }
 
 // startShell starts a shell in cwd with env, confined by sb (nil: none).
@@ -107,11 +125,11 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 		// shell starts when the session or the runtime ends.
 		return nil, fmt.Errorf("persistent: start shell: no %s is configured, and on %s shells run only under it", spawnhelper.Name, runtime.GOOS)
 	}
-	dir, err := makePrivateDir()
+	dir, inMemory, err := makePrivateDir()
 	if err != nil {
 		return nil, fmt.Errorf("persistent: private directory: %w", err)
 	}
-	s := &shell{cfg: cfg, dir: dir, readDone: make(chan struct{}), ready: make(chan struct{})}
+	s := &shell{cfg: cfg, dir: dir, inboxInMemory: inMemory, readDone: make(chan struct{}), ready: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			s.closeFiles()
@@ -138,6 +156,13 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 		return nil, fmt.Errorf("persistent: open return FIFO: %w", err)
 	}
 	s.retRead = s.readRet
+	if s.inboxConn, err = s.inbox.SyscallConn(); err != nil {
+		return nil, fmt.Errorf("persistent: create inbox: %w", err)
+	}
+	if s.ctlConn, err = s.ctl.SyscallConn(); err != nil {
+		return nil, fmt.Errorf("persistent: open control FIFO: %w", err)
+	}
+	s.writeOutFn = s.writeOut
 	restrict, err := sb.Restrictions(dir)
 	if err != nil {
 		return nil, fmt.Errorf("persistent: start shell: %w", err)
@@ -163,31 +188,30 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 
 // makePrivateDir makes a shell's private directory: on a memory file
 // system where there is one the runtime may use (see privateBases), else
-// in os.TempDir().
-func makePrivateDir() (string, error) {
+// in os.TempDir(). inMemory: the directory is on a memory file system
+// (see writeInbox).
+func makePrivateDir() (dir string, inMemory bool, err error) {
 	for _, base := range privateBases() {
 		if dir, err := os.MkdirTemp(base, privateDirPrefix); err == nil {
-			return dir, nil
+			return dir, true, nil
 		}
 	}
-	return os.MkdirTemp("", privateDirPrefix)
+	if dir, err = os.MkdirTemp("", privateDirPrefix); err != nil {
+		return "", false, err
+	}
+	return dir, onMemoryFS(dir), nil
 }
 
 const privateDirPrefix = "shellport-bash-"
 
 // readLoop drains the terminal into the current capture. It reads
-// through pty's ReadFunc, which lends a buffer only while output is there:
+// through pty's ReadEach, which lends a buffer only while output is there:
 // an idle shell, the common state of thousands of live sessions, holds no
 // read buffer while it waits (issue 16: the reader's buffers were a large
 // part of a live session's memory in the runtime).
 func (s *shell) readLoop() {
 	defer close(s.readDone)
-	feed := s.feedLocked // made once: a method value per read would allocate
-	for {
-		if err := s.proc.ReadFunc(feed); err != nil {
-			return
-		}
-	}
+	_ = s.proc.ReadEach(s.feedLocked) // returns at the terminal's end or Close
 }
 
 // feedLocked feeds b with s.mu held.

@@ -142,19 +142,22 @@ func perfTaskClock(b *testing.B, path string) float64 {
 // BenchmarkRoundTripSchedulerSyscalls counts the Go scheduler's system
 // calls in the runtime (this process, every thread) per persistent `true`
 // (issue 16): futex, epoll_pwait, nanosleep and sched_yield, which a Go
-// program makes to park and wake its threads, from `perf stat` attached to
-// this process with its counters enabled only around the measured calls.
-// Bash is another process and is not counted. Skipped where perf or its
-// system-call tracepoints are not available.
+// program makes to park and wake its threads, and besides them the reads
+// and writes of the call itself (the inbox, the FIFOs, the terminal, the
+// waker), from `perf stat` attached to this process with its counters
+// enabled only around the measured calls. Bash is another process and is
+// not counted. Skipped where perf or its system-call tracepoints are not
+// available.
 func BenchmarkRoundTripSchedulerSyscalls(b *testing.B) {
 	perf, err := exec.LookPath("perf")
 	if err != nil {
 		b.Skip("no perf")
 	}
 	kinds := []string{"futex", "epoll_pwait", "nanosleep", "sched_yield"}
-	events := make([]string, len(kinds))
-	for i, k := range kinds {
-		events[i] = "syscalls:sys_enter_" + k
+	io := []string{"read", "write"}
+	events := make([]string, 0, len(kinds)+len(io))
+	for _, k := range append(kinds, io...) {
+		events = append(events, "syscalls:sys_enter_"+k)
 	}
 	f := benchFixture(b, Config{})
 	for range 50 {
@@ -226,4 +229,7 @@ func BenchmarkRoundTripSchedulerSyscalls(b *testing.B) {
 		b.ReportMetric(counts[k]/float64(n), k+"/op")
 	}
 	b.ReportMetric(total/float64(n), "sched-syscalls/op")
+	for _, k := range io {
+		b.ReportMetric(counts[k]/float64(n), k+"/op")
+	}
 }

@@ -17,11 +17,33 @@ import (
 // terminal again, polls first. In BenchmarkRoundTripTrue that halves the
 // runtime's context switches per call. Where no waker can be made
 // (newWaker returns nil), a call waits on its channels alone.
+//
+// The eventfd's count is never read. Each signal makes it ready again
+// for the poller (an eventfd wakes its waiters at every write, however
+// high its count), a wait starts by dropping the readiness a past signal
+// left (poll's prepareRead), and every signal is sent after the change
+// that makes a wait's condition true, so a wait checks its condition,
+// then parks until a signal or its deadline, and checks again: no read
+// is needed to tell a stale signal from a new one (issue 16: two reads per
+// call fewer, the one that found nothing and the one that took the
+// count). At one signal per call or fewer, the 64-bit count never fills.
 type waker struct {
-	f   *os.File
-	rc  syscall.RawConn
-	buf [8]byte
+	f     *os.File
+	rc    syscall.RawConn
+	until condition             // the condition of the wait in progress
+	check func(fd uintptr) bool // checkDone, bound once so that a wait allocates nothing
+	wake  func()                // signal, bound once, for context.AfterFunc
 }
+
+// condition is what a wait waits for. An interface rather than a func,
+// so that the call's state (a pointer) is the condition and no closure is
+// made per call.
+type condition interface{ holds() bool }
+
+// conditionFunc is a func as a condition.
+type conditionFunc func() bool
+
+func (f conditionFunc) holds() bool { return f() }
 
 // wakeOne is the eventfd increment a signal adds.
 var wakeOne = [8]byte{1}
@@ -31,27 +53,26 @@ var wakeOne = [8]byte{1}
 // Safe from any goroutine, and after the waker was closed.
 func (w *waker) signal() {
 	_ = w.rc.Write(func(fd uintptr) bool {
-		_, _ = syscall.Write(int(fd), wakeOne[:]) // a full counter already wakes
+		_, _ = rawWrite(fd, wakeOne[:])
 		return true
 	})
 }
 
-// wait returns once done reports true, or deadline passes, checking done
-// at every signal.
-func (w *waker) wait(deadline time.Time, done func() bool) {
+// wait returns once until holds, or deadline passes, checking until at
+// every signal. One goroutine at a time may wait.
+func (w *waker) wait(deadline time.Time, until condition) {
 	if err := w.f.SetReadDeadline(deadline); err != nil {
 		return
 	}
-	for !done() {
-		err := w.rc.Read(func(fd uintptr) bool {
-			_, err := syscall.Read(int(fd), w.buf[:])
-			return err != syscall.EAGAIN
-		})
-		if err != nil {
-			return // the deadline passed
-		}
-	}
+	w.until = until
+	_ = w.rc.Read(w.check) // returns once until holds, or with the deadline's error
+	w.until = nil
 }
+
+// checkDone is wait's callback for rc.Read, called at once and then each
+// time the eventfd is signalled: true ends the wait, false parks it until
+// the next signal.
+func (w *waker) checkDone(uintptr) bool { return w.until.holds() }
 
 // maxIdleWakers bounds the wakers a tool keeps between calls: a waker is a
 // descriptor, held only by calls in flight and this many spares.

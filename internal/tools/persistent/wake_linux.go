@@ -22,5 +22,7 @@ func newWaker() *waker {
 		_ = f.Close() // Best effort.
 		return nil
 	}
-	return &waker{f: f, rc: rc}
+	w := &waker{f: f, rc: rc}
+	w.check, w.wake = w.checkDone, w.signal
+	return w
 }

@@ -33,7 +33,7 @@ func TestWakerWaitsForItsCondition(t *testing.T) {
 		ready.Store(true)
 		w.signal()
 	}()
-	w.wait(time.Now().Add(testWait), ready.Load)
+	w.wait(time.Now().Add(testWait), conditionFunc(ready.Load))
 	if !ready.Load() {
 		t.Fatal("the wait returned before its condition held")
 	}
@@ -42,7 +42,7 @@ func TestWakerWaitsForItsCondition(t *testing.T) {
 	// timeout reports; one that gives up early is caught below. No bound
 	// on how late it returns: on a loaded machine that is the scheduler's.
 	deadline := time.Now().Add(50 * time.Millisecond)
-	w.wait(deadline, func() bool { return false })
+	w.wait(deadline, conditionFunc(func() bool { return false }))
 	if time.Now().Before(deadline) {
 		t.Fatal("the wait gave up before its deadline")
 	}
