@@ -1,0 +1,23 @@
+package persistent
+
+import "testing"
+
+// A command may set $IFS to anything, digits included. The loop reads
+// the wake byte ("0" or "1") with read -N, which leaves $IFS alone;
+// before, read -n dropped a wake byte that $IFS held, so the shell after
+// IFS=01 stopped its loop at the next call.
+func TestIFSHoldingWakeBytes(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		testOnlyLegacyLoop = legacy
+		t.Cleanup(func() { testOnlyLegacyLoop = false })
+		f := newFixture(t, Config{})
+		f.expect("kept=yes; IFS=01", "[no output]")
+		sh := f.shellOf("s")
+		f.expect("echo ok", "ok\n")
+		f.expect("IFS=' 0'; echo \"$kept\"", "yes\n")
+		f.expect("printf '%s\\n' 'a  ' 'b0'", "a  \nb0\n")
+		if f.shellOf("s") != sh {
+			t.Fatalf("legacy %v: the shell was replaced", legacy)
+		}
+	}
+}
