@@ -147,22 +147,23 @@ func bootScript(dir string, legacy bool) string {
 	// instead of testing for input) differ in how they save the DEBUG
 	// trap and read the next command; the rest of the turn is shared.
 	//
-	// Modern settle: the DEBUG trap is printed into the control FIFO, and
-	// only when it printed something (the FIFO then holds data: one
-	// select, no write) is it cleared and read back into __sp_d, which the
-	// eval's prefix unsets again. __sp_c and __sp_t are unset (dropping
-	// any attribute a command put on them, -u, -i, -l or export, and,
-	// through a nameref, its target's); __sp_d and __sp_p are set only on
-	// the turns that need them and unset by the eval's prefix, so the
-	// common turn does not pay for them. Then xtrace is turned off, noted
-	// in __sp_p, and read and eval are checked (read -t 0 of the inbox, a
-	// regular file, is always ready, so it fails only when read cannot
+	// Modern settle: __sp_c and __sp_t are unset (dropping any attribute
+	// a command put on them, -u, -i, -l or export, and, through a
+	// nameref, its target's). The DEBUG trap is printed into the control
+	// FIFO, and only when it printed something (the FIFO then holds data:
+	// one select, no write) is it cleared and read back. What the eval
+	// must restore before the command, the DEBUG trap and xtrace, goes into
+	// __sp_t[1], which the next turn's unset clears with the token: the
+	// common turn pays for neither. Its trailing newline is cut (%?), so
+	// the command keeps its own line numbers. Then xtrace
+	// is turned off, and read and eval are checked (read -t 0 of the inbox,
+	// a regular file, is always ready, so it fails only when read cannot
 	// run; eval with no argument does nothing).
 	modernSettle := strings.Join([]string{
-		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdCtl),
-		fmt.Sprintf(`{ ! builtin read -t0 -u%d || { builtin trap - DEBUG && builtin unset -v __sp_d && builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u%d __sp_d; }; }`, fdCtl, fdCtl, fdCtl),
 		`builtin unset -v __sp_c __sp_t`,
-		`{ [[ $- != *x* ]] || { builtin set +x && __sp_p=x; }; }`,
+		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdCtl),
+		fmt.Sprintf(`{ ! builtin read -t0 -u%d || { builtin trap - DEBUG && builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u%d '__sp_t[1]' && __sp_t[1]="builtin ${__sp_t[1]%%?};"; }; }`, fdCtl, fdCtl, fdCtl),
+		`{ [[ $- != *x* ]] || { builtin set +x && __sp_t[1]+='builtin set -x;'; }; }`,
 		fmt.Sprintf(`builtin read -t0 -u%d`, fdInbox),
 		`builtin eval`,
 	}, " && ")
@@ -215,10 +216,9 @@ func bootScript(dir string, legacy bool) string {
 		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "%d$__sp_c" __sp_c`, fdInbox/10) +
 		` && __sp_t= __sp_a=1`
 	// The eval restores the DEBUG trap and xtrace inside itself, so that
-	// the eval line is neither traced nor seen by the trap; the modern
-	// path's prefix also unsets the variables that held them.
-	modernEval := `${__sp_d:+builtin unset -v __sp_d;builtin ${__sp_d%$'\n'};}${__sp_p:+builtin unset -v __sp_p;builtin set -x;}$__sp_c`
-	legacyEval := `${__sp_d:+builtin ${__sp_d%$'\n'};}${__sp_p:+builtin set -x;}$__sp_c`
+	// the eval line is neither traced nor seen by the trap.
+	modernEval := `${__sp_t[1]-}$__sp_c`
+	legacyEval := `${__sp_d:+builtin ${__sp_d%?};}${__sp_p:+builtin set -x;}$__sp_c`
 	// After the loop, each report is tried as a builtin and as a plain
 	// command, since either may be what stopped the loop.
 	endFrame := `builtin printf '\33_SP%032d\33\\' 0; printf '\33_SP%032d\33\\' 0`

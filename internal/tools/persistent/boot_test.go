@@ -21,3 +21,17 @@ func TestIFSHoldingWakeBytes(t *testing.T) {
 		}
 	}
 }
+
+// The DEBUG trap the loop saves is restored inside the eval, ahead of
+// the command on the same line: the command's line numbers stay its own.
+func TestDebugTrapKeepsLineNumbers(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		testOnlyLegacyLoop = legacy
+		t.Cleanup(func() { testOnlyLegacyLoop = false })
+		f := newFixture(t, Config{})
+		f.expect(`trap 'echo "[dbg]"' DEBUG`, "[no output]")
+		f.expect("echo $LINENO", "[dbg]\n1\n")
+		f.expect("trap - DEBUG", "[dbg]\n")
+		f.expect("echo plain", "plain\n")
+	}
+}
