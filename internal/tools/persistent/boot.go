@@ -80,30 +80,27 @@ const loopEndedExit = 96
 //
 //  1. settle and report run in one group whose stdout is the return FIFO
 //     and stderr /dev/null. Its redirection takes the command's status
-//     (before any command of the loop runs, so no trap can change it) and
-//     holds the guard: unless the previous turn ran to its end, stdout
-//     goes to deadFD and the condition fails. settle saves and clears the
-//     DEBUG trap (which so runs before these two commands only; what it
-//     prints goes into the return FIFO ahead of the report, where the
-//     parser passes over it, see reportLog.add), unsets the loop's
-//     variables (dropping any attribute a command put on them, -u, -i or
-//     export, and, through a nameref, its target's), and turns xtrace off,
-//     noting in __sp_p that it was on.
-//  2. report checks that read and eval work (read -t 0 of the inbox, a
-//     regular file, is always ready; so it fails only when read cannot
-//     run), reads back the saved DEBUG trap only when there is one (the
-//     control FIFO holds data only then: one select, no write, in the
-//     common case), draws a fresh token (64 bits of $SRANDOM where bash has
-//     it, and a counter) and writes the record "t<token> <status>" NUL to
-//     the return FIFO: one write(2), which no other writer's bytes can
-//     split. Then the frame ESC _ SP <token> ESC \ goes to the terminal.
-//     When settle or report fails, "d<status>" NUL alone goes to the return
+//     (before any command of the loop runs, so no trap can change it),
+//     advances the turn's count, and holds the guard: unless the previous
+//     turn ran to its end, stdout goes to deadFD and the condition fails.
+//     settle unsets the token and command variables (dropping any
+//     attribute a command put on them, -u, -i, -l or export, and, through
+//     a nameref, its target's), saves and clears the DEBUG trap (which so
+//     runs before these first loop commands only; what it prints goes
+//     into the return FIFO ahead of the report, where the parser passes
+//     over it, see reportLog.add), turns xtrace off, and checks that read
+//     and eval work.
+//  2. report draws a fresh token (64 bits of $SRANDOM where bash has it,
+//     and the count) and writes the record "t<token> <status>" NUL to the
+//     return FIFO: one write(2), which no other writer's bytes can split.
+//     Then the frame ESC _ SP <token> ESC \ goes to the terminal. When
+//     settle or report fails, "d<status>" NUL alone goes to the return
 //     FIFO, so the result can still give the command's status.
-//  3. wait for a wake byte (TMOUT cleared; a trapped signal that interrupts
-//     the wait restarts it), check it and the token's length (a function
-//     named builtin leaves the token empty), read the command from the
-//     inbox (wake byte 0: descriptor 10) or the control FIFO (1: 11), and
-//     clear the token.
+//  3. wait for a wake byte (a $TMOUT timeout or a trapped signal that
+//     interrupts the wait restarts it), check it and the token's length (a
+//     function named builtin leaves the token empty), read the command from
+//     the inbox (wake byte 0: descriptor 10) or the control FIFO (1: 11),
+//     and clear the token.
 //  4. eval the command at top level, restoring the command's DEBUG trap
 //     and xtrace inside the eval, so the eval line itself is neither
 //     traced nor seen by the trap. The eval needs no redirection: the
@@ -113,12 +110,19 @@ const loopEndedExit = 96
 // descriptor, marks the copy close-on-exec, and restores it after), so a
 // turn has four: the group's two, the DEBUG trap's save and the frame
 // (issue 16; there were eleven, then five, and five closes on the eval).
-// Each simple command of the loop costs bash a few microseconds of
-// interpretation (it also prints each one for $BASH_COMMAND), so a turn
-// runs 15 (there were 19): xtrace is noted by one [[ ]], the prefix that
-// restores the trap and xtrace is built by the eval's own expansion, the
-// token's check rides on the wake byte's, and the report is one record.
-// Bash before 4 takes a path that reads the DEBUG trap back every turn.
+// Each simple command costs bash some 6,000 instructions before it does
+// anything (it copies and expands every word, prints the command for
+// $BASH_COMMAND, sets $_), each builtin it runs from 4,000 to 20,000 more,
+// and every word of every command is expanded again at each turn, so the
+// turn keeps commands and words few (issue 16, callgrind: 527,000
+// instructions per turn, then 386,000): no builtin runs with a temporary
+// assignment (IFS= or TMOUT= in front of builtin read made bash rebuild
+// its whole exported environment afterwards, some 46,000 instructions
+// each), the DEBUG trap is cleared and read back only when trap -p
+// printed one, what the eval restores is built only when there is
+// something to restore, options are clustered (-rN1 -u11), and the count
+// is advanced by the group's redirection. Bash before 4.1 takes a path
+// that reads the DEBUG trap back every turn and reads with IFS=.
 //
 // The token exists nowhere until the command has finished, and the tool
 // accepts a frame only when the return FIFO already holds a record with
@@ -138,7 +142,7 @@ const loopEndedExit = 96
 // ended (see checkLost); and after the shell's death its records are
 // believed only when its exit status is the loop's (see loopExit).
 //
-// legacy makes the shell take the path of bash before 4 whatever its
+// legacy makes the shell take the path of bash before 4.1 whatever its
 // version (tests).
 func bootScript(dir string, legacy bool) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
