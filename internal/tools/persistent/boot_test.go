@@ -35,3 +35,14 @@ func TestDebugTrapKeepsLineNumbers(t *testing.T) {
 		f.expect("echo plain", "plain\n")
 	}
 }
+
+// The command reaches eval byte for byte: read -N from the inbox drops
+// only the NUL that ends it, whatever bytes it holds (bash's own quoting
+// bytes \x01 and \x7f, multibyte characters, backslashes, leading and
+// trailing blanks and newlines).
+func TestCommandBytesReachEval(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.expect("printf %s '\x01\x7f\\\\ é' | od -An -tx1", " 01 7f 5c 5c 20 c3 a9\n")
+	f.expect("  \n\techo 'a  b\\' \n\n", "a  b\\\n")
+	f.expect("cat <<'E'\n x \\\n\tE\nE", " x \\\n\tE\n")
+}
