@@ -80,30 +80,27 @@ const loopEndedExit = 96
 //
 //  1. settle and report run in one group whose stdout is the return FIFO
 //     and stderr /dev/null. Its redirection takes the command's status
-//     (before any command of the loop runs, so no trap can change it) and
-//     holds the guard: unless the previous turn ran to its end, stdout
-//     goes to deadFD and the condition fails. settle saves and clears the
-//     DEBUG trap (which so runs before these two commands only; what it
-//     prints goes into the return FIFO ahead of the report, where the
-//     parser passes over it, see reportLog.add), unsets the loop's
-//     variables (dropping any attribute a command put on them, -u, -i or
-//     export, and, through a nameref, its target's), and turns xtrace off,
-//     noting in __sp_p that it was on.
-//  2. report checks that read and eval work (read -t 0 of the inbox, a
-//     regular file, is always ready; so it fails only when read cannot
-//     run), reads back the saved DEBUG trap only when there is one (the
-//     control FIFO holds data only then: one select, no write, in the
-//     common case), draws a fresh token (64 bits of $SRANDOM where bash has
-//     it, and a counter) and writes the record "t<token> <status>" NUL to
-//     the return FIFO: one write(2), which no other writer's bytes can
-//     split. Then the frame ESC _ SP <token> ESC \ goes to the terminal.
-//     When settle or report fails, "d<status>" NUL alone goes to the return
+//     (before any command of the loop runs, so no trap can change it),
+//     advances the turn's count, and holds the guard: unless the previous
+//     turn ran to its end, stdout goes to deadFD and the condition fails.
+//     settle unsets the token and command variables (dropping any
+//     attribute a command put on them, -u, -i, -l or export, and, through
+//     a nameref, its target's), saves and clears the DEBUG trap (which so
+//     runs before these first loop commands only; what it prints goes
+//     into the return FIFO ahead of the report, where the parser passes
+//     over it, see reportLog.add), turns xtrace off, and checks that read
+//     and eval work.
+//  2. report draws a fresh token (64 bits of $SRANDOM where bash has it,
+//     and the count) and writes the record "t<token> <status>" NUL to the
+//     return FIFO: one write(2), which no other writer's bytes can split.
+//     Then the frame ESC _ SP <token> ESC \ goes to the terminal. When
+//     settle or report fails, "d<status>" NUL alone goes to the return
 //     FIFO, so the result can still give the command's status.
-//  3. wait for a wake byte (TMOUT cleared; a trapped signal that interrupts
-//     the wait restarts it), check it and the token's length (a function
-//     named builtin leaves the token empty), read the command from the
-//     inbox (wake byte 0: descriptor 10) or the control FIFO (1: 11), and
-//     clear the token.
+//  3. wait for a wake byte (a $TMOUT timeout or a trapped signal that
+//     interrupts the wait restarts it), check it and the token's length (a
+//     function named builtin leaves the token empty), read the command from
+//     the inbox (wake byte 0: descriptor 10) or the control FIFO (1: 11),
+//     and clear the token.
 //  4. eval the command at top level, restoring the command's DEBUG trap
 //     and xtrace inside the eval, so the eval line itself is neither
 //     traced nor seen by the trap. The eval needs no redirection: the
@@ -113,12 +110,19 @@ const loopEndedExit = 96
 // descriptor, marks the copy close-on-exec, and restores it after), so a
 // turn has four: the group's two, the DEBUG trap's save and the frame
 // (issue 16; there were eleven, then five, and five closes on the eval).
-// Each simple command of the loop costs bash a few microseconds of
-// interpretation (it also prints each one for $BASH_COMMAND), so a turn
-// runs 15 (there were 19): xtrace is noted by one [[ ]], the prefix that
-// restores the trap and xtrace is built by the eval's own expansion, the
-// token's check rides on the wake byte's, and the report is one record.
-// Bash before 4 takes a path that reads the DEBUG trap back every turn.
+// Each simple command costs bash some 6,000 instructions before it does
+// anything (it copies and expands every word, prints the command for
+// $BASH_COMMAND, sets $_), each builtin it runs from 4,000 to 20,000 more,
+// and every word of every command is expanded again at each turn, so the
+// turn keeps commands and words few (issue 16, callgrind: 527,000
+// instructions per turn, then 386,000): no builtin runs with a temporary
+// assignment (IFS= or TMOUT= in front of builtin read made bash rebuild
+// its whole exported environment afterwards, some 46,000 instructions
+// each), the DEBUG trap is cleared and read back only when trap -p
+// printed one, what the eval restores is built only when there is
+// something to restore, options are clustered (-rN1 -u11), and the count
+// is advanced by the group's redirection. Bash before 4.1 takes a path
+// that reads the DEBUG trap back every turn and reads with IFS=.
 //
 // The token exists nowhere until the command has finished, and the tool
 // accepts a frame only when the return FIFO already holds a record with
@@ -138,54 +142,87 @@ const loopEndedExit = 96
 // ended (see checkLost); and after the shell's death its records are
 // believed only when its exit status is the loop's (see loopExit).
 //
-// legacy makes the shell take the path of bash before 4 whatever its
+// legacy makes the shell take the path of bash before 4.1 whatever its
 // version (tests).
 func bootScript(dir string, legacy bool) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
-	// settle saves and clears the DEBUG trap (so the trap runs before
-	// these two commands only), unsets the loop's variables (dropping any
-	// attribute a command put on them), and turns xtrace off, noting in
-	// __sp_p that it was on. Its output, and the report's, goes to the
-	// return FIFO (see the loop), its errors and traces nowhere.
-	settle := strings.Join([]string{
+	// The modern path (bash 4.1 and later: read -N) and the legacy one
+	// (bash before 4.1; 3.2 is macOS's /bin/bash, whose read -t 0 reads
+	// instead of testing for input) differ in how they save the DEBUG
+	// trap and read the next command; the rest of the turn is shared.
+	//
+	// Modern settle: __sp_c and __sp_t are unset (dropping any attribute
+	// a command put on them, -u, -i, -l or export, and, through a
+	// nameref, its target's). The DEBUG trap is printed into the control
+	// FIFO, and only when it printed something (the FIFO then holds data:
+	// one select, no write) is it cleared and read back. What the eval
+	// must restore before the command, the DEBUG trap and xtrace, goes into
+	// __sp_t[1], which the next turn's unset clears with the token: the
+	// common turn pays for neither. Its trailing newline is cut (%?), so
+	// the command keeps its own line numbers. Then xtrace
+	// is turned off, and read and eval are checked (read -t 0 of the inbox,
+	// a regular file, is always ready, so it fails only when read cannot
+	// run; eval with no argument does nothing).
+	modernSettle := strings.Join([]string{
+		`builtin unset -v __sp_c __sp_t`,
+		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdCtl),
+		fmt.Sprintf(`{ ! builtin read -t0 -u%d || { builtin trap - DEBUG && builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u%d '__sp_t[1]' && __sp_t[1]="builtin ${__sp_t[1]%%?};"; }; }`, fdCtl, fdCtl, fdCtl),
+		`{ [[ $- != *x* ]] || { builtin set +x && __sp_t[1]+='builtin set -x;'; }; }`,
+		fmt.Sprintf(`builtin read -t0 -u%d`, fdInbox),
+		`builtin eval`,
+	}, " && ")
+	// Legacy settle: the DEBUG trap is saved and cleared, every loop
+	// variable unset, xtrace noted, and the trap read back every turn,
+	// through a NUL the loop writes.
+	legacySettle := strings.Join([]string{
 		fmt.Sprintf(`builtin trap -p DEBUG >&%d`, fdCtl),
 		`builtin trap - DEBUG`,
 		`builtin unset -v __sp_c __sp_d __sp_p __sp_t`,
 		`{ [[ $- != *x* ]] || { builtin set +x && __sp_p=x; }; }`,
-	}, " && ")
-	// report checks what the loop needs, reads back the DEBUG trap, draws
-	// the token and writes the report record. checks differ by bash
-	// version: read -t 0 tests for input only from bash 4 on (bash 3.2,
-	// macOS's /bin/bash, reads), so older versions read the DEBUG trap back
-	// every turn, through a NUL the loop writes.
-	report := func(checks string) string {
-		return strings.Join([]string{
-			checks,
-			`builtin printf -v __sp_t '%08X%08X%016X' "${SRANDOM:-0}" "${SRANDOM:-0}" "$((__sp_n += 1))"`,
-			`builtin printf 't%s %d\0' "$__sp_t" "$__sp_s"`,
-		}, " && ")
-	}
-	readTrap := fmt.Sprintf(`builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u %d __sp_d`, fdCtl, fdCtl)
-	checks := strings.Join([]string{
-		fmt.Sprintf(`builtin read -t 0 -u %d`, fdInbox),
+		fmt.Sprintf(`builtin printf '\0' >&%d && IFS= builtin read -r -d '' -u%d __sp_d`, fdCtl, fdCtl),
 		`builtin eval ''`,
-		fmt.Sprintf(`{ ! builtin read -t 0 -u %d || { %s; }; }`, fdCtl, readTrap),
 	}, " && ")
-	legacyChecks := strings.Join([]string{
-		readTrap,
-		`builtin eval ''`,
+	// report draws a fresh token (64 bits of $SRANDOM where bash has it,
+	// and the turn's count, which the group's redirection has advanced)
+	// and writes the record "t<token> <status>" NUL to the return FIFO:
+	// one write(2), which no other writer's bytes can split.
+	report := strings.Join([]string{
+		`builtin printf -v__sp_t '%08X%08X%016X' "${SRANDOM:-0}" "${SRANDOM:-0}" "$__sp_n"`,
+		`builtin printf 't%s %d\0' "$__sp_t" "$__sp_s"`,
 	}, " && ")
 	frame := fmt.Sprintf(`builtin printf '\33_SP%%s\33\\' "$__sp_t" >&%d`, fdTTY)
 	// failed reports the status alone when the turn could not finish, so
 	// the result can still give the command's own status, and fails in a
 	// way bash cannot skip: a redirection to deadFD.
 	failed := fmt.Sprintf(`{ builtin printf 'd%%d\0' "${__sp_s:-0}" >&%d; { :; } 2>&%d >&%d; }`, fdRet, fdNull, deadFD)
-	wait := fmt.Sprintf(`{ until TMOUT= builtin read -r -n 1 -u %d __sp_c || (( $? <= 128 )); do :; done; }`, fdCtl) +
+	// The wake byte is read with read -N, which takes it whole whatever
+	// $IFS holds (read -n would drop a wake byte that $IFS contains) and
+	// needs no IFS= or TMOUT= in front: a builtin run through builtin with
+	// a temporary assignment makes bash rebuild its whole exported
+	// environment afterwards (issue 16). A timeout ($TMOUT) or a trapped
+	// signal that interrupts the wait restarts it.
+	modernWait := fmt.Sprintf(`{ until builtin read -rN1 -u%d __sp_c || (( $? <= 128 )); do :; done; }`, fdCtl) +
+		// The token's length is checked with the wake byte (a function
+		// named builtin leaves the token empty). From the inbox the
+		// command is read to its end, the file's end (the runtime appends
+		// one command per call, and its NUL, which read drops), with read
+		// -N, which leaves $IFS alone and returns 1 at the end of the
+		// file: any other status, such as a $TMOUT timeout in the middle,
+		// fails the turn. From the control FIFO, which has no end, up to
+		// its NUL.
+		fmt.Sprintf(` && { [[ ${#__sp_t} == 32 && ${__sp_c-} == %c ]] && { builtin read -rN2147483647 -u%d __sp_c || (( __sp_t = 0, __sp_a = $? == 1 )); }`, wakeInbox, fdInbox) +
+		fmt.Sprintf(` || { [[ ${#__sp_t} == 32 && ${__sp_c-} == %c ]] && IFS= builtin read -r -d '' -u%d __sp_c && (( __sp_t = 0, __sp_a = 1 )); }; }`, wakeCtl, fdCtl)
+	legacyWait := fmt.Sprintf(`{ until IFS= TMOUT= builtin read -r -n 1 -u %d __sp_c || (( $? <= 128 )); do :; done; }`, fdCtl) +
 		fmt.Sprintf(` && [[ ${__sp_c-} == [%c%c] && ${#__sp_t} == 32 ]]`, wakeInbox, wakeCtl) +
 		// fdInbox and fdCtl are 10 and 11, so the wake byte is the last
-		// digit of the descriptor to read: no arithmetic.
-		fmt.Sprintf(` && IFS= builtin read -r -d '' -u %d$__sp_c __sp_c`, fdInbox/10) +
+		// digit of the descriptor to read: no arithmetic (quoted: $IFS may
+		// hold digits).
+		fmt.Sprintf(` && IFS= builtin read -r -d '' -u "%d$__sp_c" __sp_c`, fdInbox/10) +
 		` && __sp_t= __sp_a=1`
+	// The eval restores the DEBUG trap and xtrace inside itself, so that
+	// the eval line is neither traced nor seen by the trap.
+	modernEval := `${__sp_t[1]-}$__sp_c`
+	legacyEval := `${__sp_d:+builtin ${__sp_d%?};}${__sp_p:+builtin set -x;}$__sp_c`
 	// After the loop, each report is tried as a builtin and as a plain
 	// command, since either may be what stopped the loop.
 	endFrame := `builtin printf '\33_SP%032d\33\\' 0; printf '\33_SP%032d\33\\' 0`
@@ -204,16 +241,18 @@ func bootScript(dir string, legacy bool) string {
 	}
 	// The guard is __sp_a, set to 1 at the end of every wait and counted
 	// down by the group's redirection: 0 there means a turn was skipped.
-	loop := func(checks string) string {
-		return `{ ` + fmt.Sprintf(`until ! { { { %s && %s; } 2>&%d >&"$((__sp_s = $?, __sp_a-- ? %d : %d))" && %s || %s; } && %s; }; do `,
-			settle, report(checks), fdNull, fdRet, deadFD, frame, failed, wait) +
-			`builtin eval "${__sp_d:+builtin ${__sp_d%$'\n'};}${__sp_p:+builtin set -x;}$__sp_c"; ` +
+	// The same arithmetic takes the command's status and advances the
+	// turn's count.
+	loop := func(settle, wait, eval string) string {
+		return `{ ` + fmt.Sprintf(`until ! { { { %s && %s; } 2>&%d >&"$((__sp_s = $?, __sp_n += 1, __sp_a-- ? %d : %d))" && %s || %s; } && %s; }; do `,
+			settle, report, fdNull, fdRet, deadFD, frame, failed, wait) +
+			`builtin eval "` + eval + `"; ` +
 			`done; ` +
 			fmt.Sprintf(`{ builtin printf 'e\0'; printf 'e\0'; } 2>/dev/null >&%d; `, fdRet) +
 			fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null; `, endFrame, fdTTY, endFrame) +
 			`}` + moved.String()
 	}
-	modern := `(( BASH_VERSINFO[0] >= 4 ))`
+	modern := `(( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 401 ))`
 	if legacy {
 		modern = `false`
 	}
@@ -224,7 +263,7 @@ func bootScript(dir string, legacy bool) string {
 		`__sp_n=0`,
 		`__sp_a=1`,
 		boot.String(),
-		`if ` + modern + `; then ` + loop(checks) + `; else ` + loop(legacyChecks) + `; fi`,
+		`if ` + modern + `; then ` + loop(modernSettle, modernWait, modernEval) + `; else ` + loop(legacySettle, legacyWait, legacyEval) + `; fi`,
 		fmt.Sprintf(`exit %d`, loopEndedExit),
 	}, "; ")
 }
