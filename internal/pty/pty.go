@@ -92,6 +92,10 @@ type Options struct {
 	// supervisor just before exec (Linux, which needs SpawnHelper), or the
 	// wrapper command the program (or the exec shim) runs under (macOS).
 	Restrict spawnhelper.Restrictions
+	// Spares, when set, is where the supervisor comes from: a spare
+	// started ahead of need when one is ready (see spawnhelper.Spares).
+	// Nil: the supervisor is exec'd for this start.
+	Spares *spawnhelper.Spares
 }
 
 // ExitStatus is how a program ended.

@@ -43,7 +43,7 @@ func start(ctx context.Context, opts Options) (_ *Process, err error) {
 	}
 
 	if opts.SpawnHelper != "" && supervised {
-		sup, err := spawnhelper.Start(ctx, spawnhelper.Spec{
+		sup, err := opts.Spares.Start(ctx, spawnhelper.Spec{
 			Helper:   opts.SpawnHelper,
 			Path:     path,
 			Args:     append([]string{opts.Path}, opts.Args...),

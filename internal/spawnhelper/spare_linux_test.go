@@ -328,7 +328,7 @@ func openTerminal(t *testing.T) (master, slave *os.File) {
 }
 
 // A program started on a terminal through a spare (what a persistent shell
-// would be) has it as its controlling terminal and fds 0-2, as through
+// is in the shellport executable) has it as its controlling terminal and fds 0-2, as through
 // Start.
 func TestSpareStartsOnATerminal(t *testing.T) {
 	sp, helper := readySpares(t)

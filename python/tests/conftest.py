@@ -107,6 +107,22 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def spare_supervisors() -> set[int]:
+    """Live spare supervisors (shellport-spawn-helper --spare) on the machine."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        helper = args[0].endswith(b"shellport-spawn-helper")
+        if helper and b"--spare" in args and alive(int(entry.name)):
+            found.add(int(entry.name))
+    return found
+
+
 def wait_dead(pid: int, what: str) -> None:
     """Wait (bounded) until pid is gone or a zombie."""
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import shellport
-from conftest import alive, wait_dead, wait_until
+from conftest import alive, spare_supervisors, wait_dead, wait_until
 
 #: Generous enough that no ordinary command times out on a loaded machine.
 CALL_TIMEOUT_MS = 60_000
@@ -393,38 +393,24 @@ def test_task_tool_presentation(s: shellport.Session) -> None:
     assert task in str(kill.presentation["rawInput"])
 
 
-def _spares() -> set[int]:
-    """Live spare supervisors (shellport-spawn-helper --spare) on the machine."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            args = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        helper = args[0].endswith(b"shellport-spawn-helper")
-        if helper and b"--spare" in args and alive(int(entry.name)):
-            found.add(int(entry.name))
-    return found
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="spare supervisors are Linux's")
 def test_no_spare_supervisor_outlives_its_runtime(transport: str, tmp_path: Path) -> None:
     """Issue 16: the shellport executable starts a supervisor ahead of its
     next one-shot command, killed when the runtime closes: one is waiting
     after a command, none is left once close returns. The library starts
     none (its host may change its umask or limits between calls)."""
-    before = _spares()
+    before = spare_supervisors()
     rt = shellport.Runtime(transport=transport)
     try:
         with rt.session(tmp_path) as session:
             assert bash(session, "echo hi").text.strip() == "hi"
             if transport == "process":
-                wait_until(lambda: bool(_spares() - before), "a spare after the first command")
-            mine = _spares() - before
+                wait_until(
+                    lambda: bool(spare_supervisors() - before), "a spare after the first command"
+                )
+            mine = spare_supervisors() - before
             assert bash(session, "echo again").text.strip() == "again"
     finally:
         rt.close()
     assert bool(mine) == (transport == "process"), mine
-    assert not (_spares() - before), "a spare outlived its runtime"
+    assert not (spare_supervisors() - before), "a spare outlived its runtime"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 
 import shellport
-from conftest import alive, wait_dead
+from conftest import alive, spare_supervisors, wait_dead, wait_until
 
 #: Long enough that no ordinary command here times out on a loaded machine.
 LONG_TIMEOUT_MS = 60_000
@@ -86,6 +87,38 @@ def read_pid(path: Path) -> int:
 def reset_note_in(text: str, cwd: str) -> bool:
     """Whether text tells the model the shell's state is gone and where it restarts."""
     return "working directory, variables" in text and "gone" in text and cwd in text
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="spare supervisors are Linux's")
+def test_shell_starts_under_a_spare_supervisor(transport: str, tmp_path: Path) -> None:
+    """Issue 16: the shellport executable keeps a supervisor started ahead of
+    the next persistent shell: the second session's shell runs under the
+    spare that was waiting after the first one started, and no spare, shell
+    or supervisor is left once the runtime closes. The library execs each
+    shell's supervisor (its host may change its umask or limits)."""
+    before = spare_supervisors()
+    rt = persistent_runtime(transport)
+    shells: list[int] = []
+    try:
+        with rt.session(tmp_path) as first:
+            shells.append(int(bash(first, "echo $$").text))
+            if transport == "process":
+                wait_until(
+                    lambda: bool(spare_supervisors() - before), "a spare after the first shell"
+                )
+            waiting = spare_supervisors() - before
+            with rt.session(tmp_path) as second:
+                pid, parent = bash(second, "echo $$ $PPID").text.split()
+                shells.append(int(pid))
+                assert (int(parent) in waiting) == (transport == "process"), (parent, waiting)
+                supervisors = {int(parent)}
+    finally:
+        rt.close()
+    assert bool(waiting) == (transport == "process"), waiting
+    assert not (spare_supervisors() - before), "a spare outlived its runtime"
+    assert not [p for p in [*shells, *supervisors] if alive(p)], (
+        "a shell or supervisor outlived its runtime"
+    )
 
 
 # --- state ------------------------------------------------------------------------------

@@ -102,6 +102,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/strictjson"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/output"
@@ -140,6 +141,10 @@ func New(host tools.Host, cfg Config) tools.Tool {
 	if spillDir == "" {
 		spillDir = os.TempDir()
 	}
+	var spares *spawnhelper.Spares
+	if cfg.SpawnHelper != "" && spawnhelper.SparesInUse() {
+		spares = spawnhelper.NewSpares(cfg.SpawnHelper)
+	}
 	return &Tool{
 		host:    host,
 		timeout: time.Duration(cfg.TimeoutMs) * time.Millisecond,
@@ -149,6 +154,7 @@ func New(host tools.Host, cfg Config) tools.Tool {
 			maxChars:    cfg.MaxOutputChars,
 			spillDir:    spillDir,
 			wakers:      &wakerPool{},
+			spares:      spares,
 		},
 		sessions: make(map[string]*session),
 	}
@@ -262,6 +268,7 @@ func (t *Tool) Close() error {
 	}
 	wg.Wait()
 	t.shellCfg.wakers.close()
+	t.shellCfg.spares.Close() // a start still under way takes no spare after this
 	return nil
 }
 

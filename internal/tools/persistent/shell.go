@@ -40,6 +40,10 @@ type shellConfig struct {
 	maxChars    int
 	spillDir    string
 	wakers      *wakerPool // shared by the tool's shells
+	// spares holds a supervisor started ahead of the next shell's start,
+	// in the shellport executable only (see spawnhelper.UseSpares); nil
+	// elsewhere.
+	spares *spawnhelper.Spares
 }
 
 // shell is one bash on a terminal, driven through its private directory:
@@ -177,6 +181,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 		SpawnHelper: cfg.spawnHelper,
 		Restrict:    restrict,
 		OnDone:      s.wakeCall,
+		Spares:      cfg.spares,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("persistent: start shell: %w", err)
