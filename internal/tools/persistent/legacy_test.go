@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// Issue 16: the driver loop has a second path for bash before 4, whose
-// read -t 0 reads instead of testing for input (it reads the DEBUG trap
-// back through a NUL every turn). Bash 3.2 is macOS's /bin/bash; the path
+// Issue 16: the driver loop has a second path for bash before 4.1: before
+// 4, read -t 0 reads instead of testing for input (the path reads the
+// DEBUG trap back through a NUL every turn), and read -N, which the other
+// path reads its wake byte and command with, came in 4.1. Bash 3.2 is macOS's /bin/bash; the path
 // is forced here on the bash at hand and held to the same tests.
 func TestLegacyLoopPath(t *testing.T) {
 	testOnlyLegacyLoop = true

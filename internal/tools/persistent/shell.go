@@ -30,7 +30,7 @@ const (
 )
 
 // testOnlyLegacyLoop, when set by a test, makes new shells run the driver
-// loop's path for bash before 4 (see bootScript).
+// loop's path for bash before 4.1 (see bootScript).
 var testOnlyLegacyLoop bool
 
 // shellConfig is what every shell of a tool shares.
