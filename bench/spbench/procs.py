@@ -149,6 +149,34 @@ def children_named(root: int, name: str) -> set[int]:
     return out
 
 
+def idle_spares(pids: set[int] | dict[int, str]) -> set[int]:
+    """Those of pids that are spare supervisors no program was given yet.
+
+    The shellport executable keeps one supervisor started ahead of the next
+    shell or command (issue 16): the runtime's, not a session's, so it
+    outlives a session's close and dies with the runtime. A spare that was
+    claimed has its program as a child; an idle one has none. Linux only.
+    """
+    out = set()
+    if not _PROC:
+        return out
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+            if b"--spare" not in args:
+                continue
+            children = b""
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                    children += f.read()
+        except OSError:
+            continue
+        if not children.strip():
+            out.add(pid)
+    return out
+
+
 def cpu_seconds(root: int) -> float | None:
     """User + system CPU time of root and every live descendant, in seconds (Linux)."""
     if not _PROC:

@@ -99,8 +99,11 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
     live = procs.descendants(me)
     # The per-session supervisors (the C spawn helper between the runtime
     # and each bash) are part of what a session costs: their private memory
-    # and descriptors count.
-    helpers = procs.children_named(me, "shellport-spawn-helper")
+    # and descriptors count. A spare one waiting for the next shell is the
+    # runtime's: it is not counted per session and outlives the sessions'
+    # close, but not the runtime's.
+    spares = procs.idle_spares(live)
+    helpers = procs.children_named(me, "shellport-spawn-helper") - spares
     helper_private = [procs.private_bytes(p) for p in helpers]
     helper_fds = [procs.fd_count(p) for p in helpers]
     rss_now, fds_now = procs.rss(runtime_pid), procs.fd_count(runtime_pid)
@@ -127,7 +130,7 @@ async def run_child(spec: dict[str, Any]) -> dict[str, Any]:
     else:
         await asyncio.gather(*(s.aclose() for s in sessions))
     close_seconds = clock() - t
-    recorded = {p: s for p, s in live.items() if p != runtime_pid}
+    recorded = {p: s for p, s in live.items() if p != runtime_pid and p not in spares}
     left, zombies = _settle(recorded)
     left_end: list[int] = []
     if name != "floor":
