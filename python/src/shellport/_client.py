@@ -555,8 +555,6 @@ class Connection:
             # maybe one that holds the connection's lock.
             if reads:
                 reader.waiting -= 1
-                if not reader.waiting and self._parked:
-                    self._nudge_reader()  # this loop reads no more
 
     def _loop_reader(self, loop: asyncio.AbstractEventLoop) -> _LoopReader:
         """This loop's reader, made on its first acall."""
@@ -779,9 +777,10 @@ class Connection:
                                 return
                     # Waiting here also keeps what only this thread reads
                     # (a child's stderr) from filling up.
+                    seen = self._dispatched
                     if not self.transport.wait_ready(fd, RECEIVE_SLICE):
                         continue
-                    if self._left_to_a_loop():
+                    if self._left_to_a_loop(seen):
                         continue
                     with self._read_lock:
                         got = self.transport.receive_ready()
@@ -803,43 +802,48 @@ class Connection:
             if fd is not None:
                 os.close(fd)
 
-    def _left_to_a_loop(self) -> bool:
-        """A message waits: leave it to an event loop that reads (True), or read it.
+    def _left_to_a_loop(self, seen: int) -> bool:
+        """A message is there: leave it to an event loop (True), or read it.
 
         A loop reads everything while it has acalls waiting, and takes its
         own replies on its thread with no hand-off, so the reader thread
-        leaves it a moment (READ_GRACE) to. It reads itself, at once, when
-        something only it serves is waiting (a call through start(), live
-        output, the notices a blocking call catches up on, messages an
-        interrupted reader left), to report the transport's end, and when
-        no loop reads: none has acalls waiting, or each such loop is stopped
-        or closed. A loop that is running but did not take the message in
-        the grace (busy in a callback, its reader removed) is no reader
-        either: then this thread reads too.
+        leaves it to the loop while one reads, and looks again after a
+        moment (READ_GRACE), not at every message. It reads itself, at
+        once, when something only it serves is waiting (a call through
+        start(), live output, the notices a blocking call catches up on,
+        what an interrupted reader left), to report the transport's end,
+        and when nobody else took anything since it began to wait (seen:
+        _dispatched then) and no loop reads: none has acalls waiting, or
+        each such loop is stopped or closed. A loop that reads but took
+        nothing in the moment (busy in a callback, its reader removed) is
+        no reader either.
         """
         with self._lock:
-            if self._must_read():
+            if self._thread_must_read():
                 return False
-            seen = self._dispatched
+            if self._dispatched == seen and not self._a_loop_reads():
+                return False
             self._parked = True
             try:
                 self._reader_wake.wait(READ_GRACE)
             finally:
                 self._parked = False
-            if self._must_read():
+            if self._thread_must_read():
                 return False
             return self._dispatched != seen
 
-    def _must_read(self) -> bool:
-        """Whether the reader thread must read what is there now (lock held)."""
+    def _thread_must_read(self) -> bool:
+        """Whether a waiter only the reader thread serves is pending (lock held)."""
         if self._hand_over or self._stopping or self._backlog or self._behind or self._live:
-            return True
-        if not any(reader.reading() for reader in list(self._loops.values())):
             return True
         return any(
             p.future is not None and type(p.future) is not _LoopFuture
             for p in self._pending.values()
         )
+
+    def _a_loop_reads(self) -> bool:
+        """Whether a running loop with acalls waiting watches the descriptor (lock held)."""
+        return any(reader.reading() for reader in list(self._loops.values()))
 
     def _nudge_reader(self) -> None:
         """Wake the reader thread from its grace, if that takes no waiting for the lock."""
