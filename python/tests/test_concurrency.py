@@ -314,6 +314,9 @@ def _loop_with_a_call_waiting(
     task = loop.create_task(session.acall("_sleep", {"ms": 120_000}))
     while conn.pending_count() == before:
         loop.run_until_complete(asyncio.sleep(0.01))
+    # One more reply while the loop runs: whatever the reader thread was
+    # waiting for, it has looked again since this loop's acall began.
+    assert loop.run_until_complete(session.acall("_echo", {})).text == "{}"
     return loop, task
 
 
