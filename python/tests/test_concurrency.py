@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import threading
+import time
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 
 import shellport
 from conftest import CONFIG, in_main_thread, wait_until
+from shellport import _client
 
 T = TypeVar("T")
 
@@ -314,9 +316,11 @@ def _loop_with_a_call_waiting(
     task = loop.create_task(session.acall("_sleep", {"ms": 120_000}))
     while conn.pending_count() == before:
         loop.run_until_complete(asyncio.sleep(0.01))
-    # One more reply while the loop runs: whatever the reader thread was
-    # waiting for, it has looked again since this loop's acall began.
-    assert loop.run_until_complete(session.acall("_echo", {})).text == "{}"
+    # Not a bound on anything: the reader thread may still be in a wait it
+    # began before this acall (at most one RECEIVE_SLICE). The old code
+    # parked it only after that wait, and a reply arriving during it was
+    # read, which hid the fault.
+    time.sleep(_client.RECEIVE_SLICE * 1.5)
     return loop, task
 
 
