@@ -368,7 +368,7 @@ class Connection:
             self._pending[request_id] = _Pending(future, method, len(data))
             if live is not None:
                 self._live[request_id] = live
-            if self._parked and type(future) is not _LoopFuture:
+            if self._parked and (type(future) is not _LoopFuture or not future.replies.watching):
                 self._reader_wake.notify()  # only the reader thread is sure to read its reply
         try:
             self._send(data)
@@ -775,6 +775,8 @@ class Connection:
                         with self._read_lock:
                             if not self._dispatch_batch([]):
                                 return
+                    if self._parked_for_a_loop(fd):
+                        continue
                     # Waiting here also keeps what only this thread reads
                     # (a child's stderr) from filling up.
                     seen = self._dispatched
@@ -801,6 +803,30 @@ class Connection:
         finally:
             if fd is not None:
                 os.close(fd)
+
+    def _parked_for_a_loop(self, fd: int) -> bool:
+        """Wait a moment without watching the descriptor while a loop reads (True: it did).
+
+        Watching it too would wake this thread with every reply the loop
+        takes; instead it looks every READ_GRACE whether the loop still
+        reads (running, with acalls waiting) and took what came. A new
+        reason to read (a waiter only it serves) wakes it at once.
+        """
+        with self._lock:
+            if self._thread_must_read() or not self._a_loop_reads():
+                return False
+            seen = self._dispatched
+            self._parked = True
+            try:
+                self._reader_wake.wait(READ_GRACE)
+            finally:
+                self._parked = False
+            if self._thread_must_read() or not self._a_loop_reads() or self._dispatched != seen:
+                return True  # look again
+        # The loop took nothing: idle, or not reading after all (busy in a
+        # callback). Whatever is there goes the way below. The look also
+        # keeps a child's stderr drained.
+        return not self.transport.wait_ready(fd, 0)
 
     def _left_to_a_loop(self, seen: int) -> bool:
         """A message is there: leave it to an event loop (True), or read it.
@@ -837,7 +863,8 @@ class Connection:
         if self._hand_over or self._stopping or self._backlog or self._behind or self._live:
             return True
         return any(
-            p.future is not None and type(p.future) is not _LoopFuture
+            p.future is not None
+            and (type(p.future) is not _LoopFuture or not p.future.replies.watching)
             for p in self._pending.values()
         )
 
