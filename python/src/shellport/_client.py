@@ -5,8 +5,9 @@ dispatched to their waiters (a reply to its future, whatever kind; a notice
 to its session's queue) by whoever reads: an event loop with ``acall``s
 waiting, which watches the transport's reply descriptor and reads on its own
 thread, or the connection's daemon reader thread, which serves every other
-waiter and parks while a loop reads (issue 16). Readers take and dispatch
-under one lock, so messages are handled in the order they came.
+waiter and leaves messages to a running loop that reads them (issue 16).
+Readers take and dispatch under one lock, so messages are handled in the
+order they came, and an exception in the middle of a batch loses none.
 ``Session.call`` waits for its future in short slices, so Ctrl-C gets
 through; over a transport with ``sync_calls`` (the library) the calling
 thread waits in the library for its own reply instead, with the GIL
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     import concurrent.futures
 
 RECEIVE_SLICE = 0.2  # seconds one receive may block; bounds shutdown latency
+READ_GRACE = 0.02  # seconds the reader thread leaves a ready message to a reading loop
 WAIT_SLICE = 0.25  # seconds one wait on a future may block before signals run
 EXIT_REPORT_WAIT = 5.0  # seconds a failed sender waits for the reader's exit report
 _WIRE_CLIP = 64 << 10
@@ -84,7 +86,11 @@ class _LoopReader:
     def __init__(self, loop: asyncio.AbstractEventLoop, fd: int | None) -> None:
         import asyncio
 
-        self.loop = loop
+        # Weakly: the connection keeps readers by loop in a weak mapping,
+        # and a reader that held its loop would keep both (and the
+        # descriptor) for the connection's life, one per loop that ever
+        # awaited an acall (asyncio.run per call makes a loop each time).
+        self._loop = weakref.ref(loop)
         self.lock = threading.Lock()
         self.ready: list[tuple[asyncio.Future[Result], Result | None, BaseException | None]] = []
         self.running_loop = asyncio._get_running_loop
@@ -100,6 +106,11 @@ class _LoopReader:
             weakref.finalize(self, os.close, fd) if fd is not None else _nothing
         )
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop, or None once it is gone."""
+        return self._loop()
+
     def release(self) -> None:
         """Close the descriptor (lock held, not watching)."""
         self.released = True
@@ -111,8 +122,15 @@ class _LoopReader:
         result: Result | None,
         exception: BaseException | None,
     ) -> None:
-        if self.running_loop() is self.loop:
-            # Read on the loop's own thread: settle it here.
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return  # nobody can await it any more; holding it would keep the loop
+        if self.running_loop() is loop:
+            # Read on the loop's own thread: settle it here, after any
+            # reply another reader handed over before it (still queued
+            # while the loop was not running), so none overtakes another.
+            if self.ready:
+                self.settle()
             if not future.done():  # else the awaiting task was cancelled
                 if exception is not None:
                     future.set_exception(exception)
@@ -123,8 +141,27 @@ class _LoopReader:
             first = not self.ready
             self.ready.append((future, result, exception))
         if first:
-            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody awaits
-                self.loop.call_soon_threadsafe(self.settle)
+            try:
+                loop.call_soon_threadsafe(self.settle)
+            except RuntimeError:  # the loop has closed meanwhile: nobody awaits
+                with self.lock:
+                    self.ready.clear()
+
+    def reading(self) -> bool:
+        """Whether this loop reads replies now (any thread; a hint, read without locks).
+
+        It must have acalls waiting, watch the descriptor and be running: a
+        loop stopped or closed with acalls pending reads nothing, and the
+        reader thread must not wait for it.
+        """
+        loop = self.loop
+        return bool(
+            self.waiting
+            and self.watching
+            and loop is not None
+            and loop.is_running()
+            and not loop.is_closed()
+        )
 
     def settle(self) -> None:
         with self.lock:
@@ -243,8 +280,11 @@ class Connection:
         # the order they came, and holds it only for that: nobody waits for
         # messages while holding it.
         self._read_lock = threading.Lock()
-        self._loops_waiting = 0  # event loops reading replies, with acalls waiting
-        self._parked = False  # the reader thread waits for a reason to read
+        # Messages taken off the transport whose dispatch an exception cut
+        # short (a Ctrl-C in a loop's callback): the next reader dispatches
+        # them before anything it reads (under _read_lock).
+        self._backlog: list[bytes] = []
+        self._parked = False  # the reader thread leaves a ready message to a loop a moment
         self._hand_over = False  # a loop saw the transport end: the thread reports it
         self._reader_wake = threading.Condition(self._lock)
         self._dead: TransportError | None = None
@@ -328,8 +368,8 @@ class Connection:
             self._pending[request_id] = _Pending(future, method, len(data))
             if live is not None:
                 self._live[request_id] = live
-            if self._parked and type(future) is not _LoopFuture:
-                self._reader_wake.notify()  # only the reader thread will read its reply
+            if self._parked and (type(future) is not _LoopFuture or not future.replies.watching):
+                self._reader_wake.notify()  # only the reader thread is sure to read its reply
         try:
             self._send(data)
         except BaseException as exc:
@@ -502,9 +542,6 @@ class Connection:
         reads = reader.watching or (reader.fd is not None and self._watch(reader))
         if reads:
             reader.waiting += 1
-            if reader.waiting == 1:
-                with self._lock:
-                    self._loops_waiting += 1
         try:
             request_id = self._send_request(method, params, _LoopFuture(reader, future))
             try:
@@ -513,11 +550,11 @@ class Connection:
                 self.cancel(request_id)
                 raise
         finally:
+            # No lock here: a coroutine of a closed loop is finalised by the
+            # garbage collector, in whatever thread allocates at the time,
+            # maybe one that holds the connection's lock.
             if reads:
                 reader.waiting -= 1
-                if reader.waiting == 0:
-                    with self._lock:
-                        self._loops_waiting -= 1
 
     def _loop_reader(self, loop: asyncio.AbstractEventLoop) -> _LoopReader:
         """This loop's reader, made on its first acall."""
@@ -542,7 +579,9 @@ class Connection:
                 return False  # the connection has ended: the call fails without it
             assert reader.fd is not None
             try:
-                reader.loop.add_reader(reader.fd, self._on_ready, reader)
+                loop = reader.loop
+                assert loop is not None  # the acall that asks runs on it
+                loop.add_reader(reader.fd, self._on_ready, reader)
             except (NotImplementedError, OSError, ValueError):
                 reader.release()  # never again on this loop
                 return False
@@ -556,7 +595,9 @@ class Connection:
                 return
             assert reader.fd is not None
             reader.watching = False
-            reader.loop.remove_reader(reader.fd)
+            loop = reader.loop
+            if loop is not None:  # else its selector went with it
+                loop.remove_reader(reader.fd)
             if self._dead is not None:
                 reader.release()  # no acall will watch it again
 
@@ -730,12 +771,18 @@ class Connection:
                             if not self._dispatch_batch(batch):
                                 return
                         continue
-                    if not self._wait_for_reason():
-                        # Parked a slice: still keep what only this thread
-                        # reads (a child's stderr) from filling up.
-                        self.transport.wait_ready(fd, 0)
+                    if self._backlog:  # left by a reader an exception interrupted
+                        with self._read_lock:
+                            if not self._dispatch_batch([]):
+                                return
+                    if self._parked_for_a_loop(fd):
                         continue
+                    # Waiting here also keeps what only this thread reads
+                    # (a child's stderr) from filling up.
+                    seen = self._dispatched
                     if not self.transport.wait_ready(fd, RECEIVE_SLICE):
+                        continue
+                    if self._left_to_a_loop(seen):
                         continue
                     with self._read_lock:
                         got = self.transport.receive_ready()
@@ -751,39 +798,87 @@ class Connection:
                 except Exception as exc:  # the reader must never die silently
                     self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
                     return
+                except BaseException:  # raised by a callback; what was read is dispatched
+                    log.warning("a callback raised while replies were dispatched", exc_info=True)
         finally:
             if fd is not None:
                 os.close(fd)
 
-    def _wait_for_reason(self) -> bool:
-        """Park the reader thread while event loops read every reply (True: read now).
+    def _parked_for_a_loop(self, fd: int) -> bool:
+        """Wait a moment without watching the descriptor while a loop reads (True: it did).
 
-        It reads when something only it can wait for is pending (a call
-        through start(), live output, the notices a blocking call catches
-        up on), when no loop with acalls waiting reads, and to report the
-        transport's end. Parked, it looks again every RECEIVE_SLICE; a new
-        reason wakes it at once.
+        Watching it too would wake this thread with every reply the loop
+        takes; instead it looks every READ_GRACE whether the loop still
+        reads (running, with acalls waiting) and took what came. A new
+        reason to read (a waiter only it serves) wakes it at once.
         """
         with self._lock:
-            if not self._loops_waiting or self._hand_over or self._stopping:
-                return True
-            if self._thread_needed():
-                return True
+            if self._thread_must_read() or not self._a_loop_reads():
+                return False
+            seen = self._dispatched
             self._parked = True
             try:
-                self._reader_wake.wait(RECEIVE_SLICE)
+                self._reader_wake.wait(READ_GRACE)
             finally:
                 self._parked = False
-            return False  # look again
+            if self._thread_must_read() or not self._a_loop_reads() or self._dispatched != seen:
+                return True  # look again
+        # The loop took nothing: idle, or not reading after all (busy in a
+        # callback). Whatever is there goes the way below. The look also
+        # keeps a child's stderr drained.
+        return not self.transport.wait_ready(fd, 0)
 
-    def _thread_needed(self) -> bool:
-        """Whether a waiter that only the reader thread serves is pending (lock held)."""
-        if self._behind or self._live:
+    def _left_to_a_loop(self, seen: int) -> bool:
+        """A message is there: leave it to an event loop (True), or read it.
+
+        A loop reads everything while it has acalls waiting, and takes its
+        own replies on its thread with no hand-off, so the reader thread
+        leaves it to the loop while one reads, and looks again after a
+        moment (READ_GRACE), not at every message. It reads itself, at
+        once, when something only it serves is waiting (a call through
+        start(), live output, the notices a blocking call catches up on,
+        what an interrupted reader left), to report the transport's end,
+        and when nobody else took anything since it began to wait (seen:
+        _dispatched then) and no loop reads: none has acalls waiting, or
+        each such loop is stopped or closed. A loop that reads but took
+        nothing in the moment (busy in a callback, its reader removed) is
+        no reader either.
+        """
+        with self._lock:
+            if self._thread_must_read():
+                return False
+            if self._dispatched == seen and not self._a_loop_reads():
+                return False
+            self._parked = True
+            try:
+                self._reader_wake.wait(READ_GRACE)
+            finally:
+                self._parked = False
+            if self._thread_must_read():
+                return False
+            return self._dispatched != seen
+
+    def _thread_must_read(self) -> bool:
+        """Whether a waiter only the reader thread serves is pending (lock held)."""
+        if self._hand_over or self._stopping or self._backlog or self._behind or self._live:
             return True
         return any(
-            p.future is not None and type(p.future) is not _LoopFuture
+            p.future is not None
+            and (type(p.future) is not _LoopFuture or not p.future.replies.watching)
             for p in self._pending.values()
         )
+
+    def _a_loop_reads(self) -> bool:
+        """Whether a running loop with acalls waiting watches the descriptor (lock held)."""
+        return any(reader.reading() for reader in list(self._loops.values()))
+
+    def _nudge_reader(self) -> None:
+        """Wake the reader thread from its grace, if that takes no waiting for the lock."""
+        if self._lock.acquire(blocking=False):
+            try:
+                self._reader_wake.notify()
+            finally:
+                self._lock.release()
 
     def _wake_reader(self, *, hand_over: bool = False) -> bool:
         """Get the reader thread reading (hand_over: to report the end); False if it is gone."""
@@ -794,18 +889,55 @@ class Connection:
         return self._reader.is_alive()
 
     def _dispatch_batch(self, batch: list[bytes]) -> bool:
-        """Dispatch messages in order (_read_lock held); False once the connection died."""
-        for data in batch:
-            if wire_log.isEnabledFor(DEBUG):
-                wire_log.debug("<- %s", _wire_text(data))
-            try:
-                self._dispatch(data)
-            except ProtocolError as exc:
-                self._die(exc)
-                return False
-            finally:
+        """Dispatch messages in order (_read_lock held); False once the connection died.
+
+        An exception that is not the runtime's fault (a KeyboardInterrupt in
+        a loop's callback, a logging handler that raises) must not lose what
+        was read: the messages of the batch not yet dispatched are
+        dispatched before it goes on its way, and those a second one cuts
+        short are left to the next reader.
+        """
+        if self._backlog:
+            batch = self._backlog + batch
+            self._backlog = []
+        done = 0
+        try:
+            for data in batch:
+                if wire_log.isEnabledFor(DEBUG):
+                    wire_log.debug("<- %s", _wire_text(data))
+                try:
+                    self._dispatch(data)
+                except ProtocolError as exc:
+                    done = len(batch)
+                    self._die(exc)
+                    return False
+                done += 1
                 self._count_dispatched()
+        except BaseException:
+            # The message the exception cut short goes again: a reply
+            # already claimed is not found twice, one not yet is delivered.
+            self._dispatch_rest(batch[done:])
+            raise
         return True
+
+    def _dispatch_rest(self, rest: list[bytes]) -> None:
+        """Dispatch what an exception left of a batch, quietly; what it cannot, the next reader."""
+        done = 0
+        try:
+            for data in rest:
+                try:
+                    self._dispatch(data)
+                except ProtocolError as exc:
+                    done = len(rest)
+                    self._die(exc)
+                    return
+                done += 1
+                self._count_dispatched()
+        finally:
+            if done < len(rest):
+                self._backlog = rest[done:] + self._backlog
+                if self._parked:
+                    self._nudge_reader()
 
     def _count_dispatched(self) -> None:
         with self._lock:
@@ -884,11 +1016,12 @@ class Connection:
             readers = list(self._loops.values())
         for reader in readers:
             with reader.lock:
-                if not reader.watching or reader.loop.is_closed():
+                loop = reader.loop
+                if not reader.watching or loop is None or loop.is_closed():
                     reader.release()  # nobody watches it, or its selector is gone
                     continue
             try:  # its loop stops watching, then closes it
-                reader.loop.call_soon_threadsafe(self._unwatch, reader)
+                loop.call_soon_threadsafe(self._unwatch, reader)
             except RuntimeError:  # the loop closed meanwhile
                 with reader.lock:
                     reader.release()

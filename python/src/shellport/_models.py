@@ -118,13 +118,19 @@ def parse_tool_result(result: Mapping[str, Any]) -> ToolResult:
     content = result.get("content")
     if not isinstance(content, list):
         raise ProtocolError(f"a tools/call result has no content list: {dict(result)!r:.200}")
-    texts = [
-        part["text"]
-        for part in content
-        if isinstance(part, dict)
-        and part.get("type") == "text"
-        and isinstance(part.get("text"), str)
-    ]
+    # Nearly every result is one text part: take it without the general
+    # pass (issue 16).
+    if len(content) == 1 and type(part := content[0]) is dict and part.get("type") == "text":
+        text = part.get("text")
+        texts = [text] if type(text) is str else []
+    else:
+        texts = [
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
+        ]
     structured = result.get("structuredContent")
     meta = result.get("_meta")
     presentation = meta.get("presentation") if isinstance(meta, dict) else None

@@ -44,9 +44,8 @@ def _direct_text_encoder() -> Callable[[Any], str]:
     """_text_encoder.encode for a dict, without its Python layers (issue 16).
 
     JSONEncoder.encode goes through iterencode, which builds the C encoder
-    anew on each call; building it here with the same options (and a fresh
-    circular-reference memo per call, as iterencode does) saves most of a
-    small request's encoding time. Where the C encoder is missing or takes
+    anew on each call; one C encoder with the same options, built once,
+    saves most of a small request's encoding time. Where the C encoder is missing or takes
     other arguments (another interpreter), the probe below fails and the
     plain encode is used.
     """
@@ -57,11 +56,20 @@ def _direct_text_encoder() -> Callable[[Any], str]:
     enc = _text_encoder
     default, basestring = enc.default, json.encoder.encode_basestring
     join = "".join
+    # Without a circular-reference memo the C encoder keeps no state
+    # between calls, so one serves every call and thread: building it
+    # per call was most of what is left of a small request's encoding.
+    # A circular reference then ends in RecursionError, and the plain
+    # encoder says what is wrong (ValueError), as it always did.
+    unchecked = make(None, default, basestring, None, ":", ",", False, False, False)
 
     def encode_text(o: Any) -> str:
         if type(o) is not dict:
             return plain(o)
-        return join(make({}, default, basestring, None, ":", ",", False, False, False)(o, 0))
+        try:
+            return join(unchecked(o, 0))
+        except RecursionError:
+            return plain(o)
 
     probe = {"a": [1, 2.5, "x\u00e9\n", None, True], "b": {"c": -0.0}}
     try:
