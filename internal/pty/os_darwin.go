@@ -25,9 +25,6 @@ const masterPolled = false
 // terminal devices, so the Go poller cannot wait on it.
 func pollable(master *os.File) (*os.File, error) { return master, nil }
 
-// readPolled is never called: the master is not in the poller here.
-func readPolled(fd uintptr, b []byte) (int, error) { return syscall.Read(int(fd), b) }
-
 // setParentDeath does nothing: darwin has no parent-death signal. Close
 // (and the runtime's shutdown) kill the session instead.
 func setParentDeath(*syscall.SysProcAttr) {}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -36,26 +35,6 @@ func pollable(master *os.File) (*os.File, error) {
 		return nil, fmt.Errorf("pty: make master non-blocking: %w", err)
 	}
 	return os.NewFile(uintptr(fd), "/dev/ptmx"), nil
-}
-
-// readPolled is read(2) of the master, which is non-blocking here, made
-// without telling the Go scheduler (RawSyscall): a read that cannot block
-// has no P to hand on, and a system call through package syscall wakes
-// the runtime's monitor thread (sysmon) when every P was idle just before,
-// which is the state a terminal's output finds a runtime waiting for a
-// command: a futex wake, a futex wait and a nanosleep or two for each
-// round trip of a persistent shell (issue 16). EINTR is retried.
-func readPolled(fd uintptr, b []byte) (int, error) {
-	for {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
-		switch errno {
-		case 0:
-			return int(n), nil
-		case syscall.EINTR:
-			continue
-		}
-		return 0, errno
-	}
 }
 
 func setParentDeath(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }

@@ -15,6 +15,7 @@ import (
 	creack "github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/shellport/shellport/internal/rawio"
 	"github.com/shellport/shellport/internal/spawnhelper"
 )
 
@@ -256,7 +257,7 @@ func (p *Process) readEach(f func([]byte)) error {
 func (r *termReader) readFD(fd uintptr) bool {
 	for {
 		bp := readBufs.Get().(*[]byte)
-		n, err := readPolled(fd, *bp)
+		n, err := rawio.Read(fd, *bp) // non-blocking: see package rawio
 		if n > 0 {
 			r.f((*bp)[:n])
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/shellport/shellport/internal/rawio"
 )
 
 // feed routes terminal bytes: output to the current capture, and at the end
@@ -192,7 +194,7 @@ func (s *shell) drainRet(fd uintptr) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
-		n, err := rawRead(fd, s.retBuf[:])
+		n, err := rawio.Read(fd, s.retBuf[:])
 		if n > 0 {
 			if s.reports.add(s.retBuf[:n]); s.reports.ended {
 				s.loopEnded = true
@@ -222,7 +224,7 @@ func (s *shell) stopDrain() {
 // made once per shell so a call allocates no closure. It never waits: an
 // empty FIFO means no report. Called with s.mu held.
 func (s *shell) readRet(fd uintptr) bool {
-	s.retN, s.retErr = rawRead(fd, s.retBuf[:])
+	s.retN, s.retErr = rawio.Read(fd, s.retBuf[:])
 	return true
 }
 
@@ -283,7 +285,7 @@ func (s *shell) wake(where byte) error {
 
 // writeInbox appends msg to the inbox. On a memory file system the write
 // cannot wait for a disk, so it is made without telling the scheduler
-// (see rawWrite); elsewhere it goes through os, which lets the scheduler
+// (see package rawio); elsewhere it goes through os, which lets the scheduler
 // hand the thread's P on while the kernel waits for the disk.
 func (s *shell) writeInbox(msg []byte) error {
 	if s.inboxInMemory {
@@ -293,7 +295,7 @@ func (s *shell) writeInbox(msg []byte) error {
 	return err
 }
 
-// writeRaw writes all of msg to rc's descriptor with rawWrite, through
+// writeRaw writes all of msg to rc's descriptor with rawio.Write, through
 // a callback made once per shell (see writeOut) so that a write allocates
 // nothing. Only the goroutine sending the call's command writes.
 func (s *shell) writeRaw(rc syscall.RawConn, msg []byte) error {
@@ -312,7 +314,7 @@ func (s *shell) writeRaw(rc syscall.RawConn, msg []byte) error {
 // openFIFO).
 func (s *shell) writeOut(fd uintptr) bool {
 	for len(s.outMsg) > 0 {
-		n, err := rawWrite(fd, s.outMsg)
+		n, err := rawio.Write(fd, s.outMsg)
 		if err != nil {
 			s.outErr = err
 			return true

@@ -3,10 +3,8 @@
 package persistent
 
 import (
-	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,30 +22,10 @@ func BenchmarkShellInstructionsPerCommand(b *testing.B) {
 	if err != nil {
 		b.Skip("no valgrind")
 	}
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		b.Skip("no bash")
-	}
 	count := func(n int) float64 {
-		dir := b.TempDir()
-		out := filepath.Join(dir, "callgrind.out")
-		wrapper := filepath.Join(dir, "bash")
-		line := "#!/bin/sh\nexec " + shellQuote(valgrind) + " --tool=callgrind --callgrind-out-file=" + shellQuote(out) +
-			" -- " + shellQuote(bash) + " \"$@\" 2>/dev/null\n"
-		if err := os.WriteFile(wrapper, []byte(line), 0o700); err != nil {
-			b.Fatal(err)
-		}
-		// Under valgrind bash runs some fifty times slower.
-		f := benchFixture(b, Config{Shell: wrapper, TimeoutMs: 120000})
-		benchCall(b, f, "true")
-		for range n {
-			benchCall(b, f, "true")
-		}
-		if _, err := f.callIn(context.Background(), "s", "exit 0"); err != nil {
-			b.Fatal(err)
-		}
-		f.tool.CloseSession("s")
-		return callgrindTotal(b, out)
+		return callgrindTotal(b, shellUnder(b, n, func(out string) []string {
+			return []string{valgrind, "--tool=callgrind", "--callgrind-out-file=" + out, "--log-file=" + out + ".log"}
+		}))
 	}
 	b.StopTimer()
 	base := count(0)

@@ -14,11 +14,12 @@ import (
 	"testing"
 )
 
-// shellUnder runs a session's bash under a tracer (tool with its
-// arguments, which write their figures to the file out), makes n calls of
-// `true` after the first, and returns out once bash has exited: `exit`,
-// not a kill, so the tracer writes its figures.
-func shellUnder(b *testing.B, n int, tool string, args ...string) string {
+// shellUnder runs a session's bash under a tracer, the words trace gives
+// for the file its figures go to (out), makes n calls of `true` after the
+// first, and returns out once bash has exited: `exit`, not a kill, so the
+// tracer writes its figures. The call timeout is long: under valgrind
+// bash runs some fifty times slower.
+func shellUnder(b *testing.B, n int, trace func(out string) []string) string {
 	b.Helper()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -26,16 +27,16 @@ func shellUnder(b *testing.B, n int, tool string, args ...string) string {
 	}
 	dir := b.TempDir()
 	out := filepath.Join(dir, "figures")
-	words := []string{shellQuote(tool)}
-	for _, a := range args {
-		words = append(words, shellQuote(a))
+	var words []string
+	for _, w := range trace(out) {
+		words = append(words, shellQuote(w))
 	}
-	words = append(words, "-o", shellQuote(out), "--", shellQuote(bash), `"$@"`)
+	words = append(words, "--", shellQuote(bash), `"$@"`)
 	wrapper := filepath.Join(dir, "bash")
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+strings.Join(words, " ")+"\n"), 0o700); err != nil {
 		b.Fatal(err)
 	}
-	f := benchFixture(b, Config{Shell: wrapper})
+	f := benchFixture(b, Config{Shell: wrapper, TimeoutMs: 120000})
 	benchCall(b, f, "true")
 	for range n {
 		benchCall(b, f, "true")
@@ -59,7 +60,7 @@ func BenchmarkShellSyscallsPerCommand(b *testing.B) {
 		b.Skip("no strace")
 	}
 	count := func(n int) map[string]float64 {
-		return straceCounts(b, shellUnder(b, n, strace, "-f", "-c"))
+		return straceCounts(b, shellUnder(b, n, func(out string) []string { return []string{strace, "-f", "-c", "-o", out} }))
 	}
 	b.StopTimer()
 	base := count(0)
@@ -89,7 +90,9 @@ func BenchmarkShellCPUPerCommand(b *testing.B) {
 		b.Skipf("perf stat does not run here: %v", err)
 	}
 	clock := func(n int) float64 {
-		return perfTaskClock(b, shellUnder(b, n, perf, "stat", "-x", ",", "-e", "task-clock"))
+		return perfTaskClock(b, shellUnder(b, n, func(out string) []string {
+			return []string{perf, "stat", "-x", ",", "-e", "task-clock", "-o", out}
+		}))
 	}
 	b.StopTimer()
 	base := clock(0)

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/shellport/shellport/internal/rawio"
 )
 
 // A waker parks a call's goroutine in the Go poller until the call's end
@@ -53,7 +55,7 @@ var wakeOne = [8]byte{1}
 // Safe from any goroutine, and after the waker was closed.
 func (w *waker) signal() {
 	_ = w.rc.Write(func(fd uintptr) bool {
-		_, _ = rawWrite(fd, wakeOne[:])
+		_, _ = rawio.Write(fd, wakeOne[:])
 		return true
 	})
 }
