@@ -16,10 +16,15 @@ import (
 // included, and report EAGAIN where a blocking call would wait.
 func TestNonBlockingPipe(t *testing.T) {
 	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+	if err := unix.Pipe(p[:]); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = unix.Close(p[0]); _ = unix.Close(p[1]) })
+	for _, fd := range p {
+		if err := unix.SetNonblock(fd, true); err != nil {
+			t.Fatal(err)
+		}
+	}
 	r, w := uintptr(p[0]), uintptr(p[1])
 	buf := make([]byte, 8)
 	if _, err := rawio.Read(r, buf); !errors.Is(err, syscall.EAGAIN) {
