@@ -7,9 +7,7 @@ import "testing"
 // before, read -n dropped a wake byte that $IFS held, so the shell after
 // IFS=01 stopped its loop at the next call.
 func TestIFSHoldingWakeBytes(t *testing.T) {
-	for _, legacy := range []bool{false, true} {
-		testOnlyLegacyLoop = legacy
-		t.Cleanup(func() { testOnlyLegacyLoop = false })
+	onBothLoopPaths(t, func(legacy bool) {
 		f := newFixture(t, Config{})
 		f.expect("kept=yes; IFS=01", "[no output]")
 		sh := f.shellOf("s")
@@ -19,21 +17,19 @@ func TestIFSHoldingWakeBytes(t *testing.T) {
 		if f.shellOf("s") != sh {
 			t.Fatalf("legacy %v: the shell was replaced", legacy)
 		}
-	}
+	})
 }
 
 // The DEBUG trap the loop saves is restored inside the eval, ahead of
 // the command on the same line: the command's line numbers stay its own.
 func TestDebugTrapKeepsLineNumbers(t *testing.T) {
-	for _, legacy := range []bool{false, true} {
-		testOnlyLegacyLoop = legacy
-		t.Cleanup(func() { testOnlyLegacyLoop = false })
+	onBothLoopPaths(t, func(legacy bool) {
 		f := newFixture(t, Config{})
 		f.expect(`trap 'echo "[dbg]"' DEBUG`, "[no output]")
 		f.expect("echo $LINENO", "[dbg]\n1\n")
 		f.expect("trap - DEBUG", "[dbg]\n")
 		f.expect("echo plain", "plain\n")
-	}
+	})
 }
 
 // The command reaches eval byte for byte: read -N from the inbox drops

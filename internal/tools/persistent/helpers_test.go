@@ -182,3 +182,15 @@ func eventuallyFile(t *testing.T, path string) {
 	t.Helper()
 	eventually(t, path+" exists", func() bool { _, err := os.Stat(path); return err == nil })
 }
+
+// onBothLoopPaths runs run once for each path of the driver loop (see
+// bootScript): the modern one, then the legacy one. Shells started during
+// a run take its path.
+func onBothLoopPaths(t *testing.T, run func(legacy bool)) {
+	t.Helper()
+	t.Cleanup(func() { testOnlyLegacyLoop = false })
+	for _, legacy := range []bool{false, true} {
+		testOnlyLegacyLoop = legacy
+		run(legacy)
+	}
+}

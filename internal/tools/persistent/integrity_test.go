@@ -91,9 +91,7 @@ func TestDebugTrapOutputIsBounded(t *testing.T) {
 // call whose report the runtime read first ends normally: each call is one
 // or the other, and with the job reading all the time one is taken.
 func TestStolenReportEndsCallClearly(t *testing.T) {
-	for _, legacy := range []bool{false, true} {
-		testOnlyLegacyLoop = legacy
-		t.Cleanup(func() { testOnlyLegacyLoop = false })
+	onBothLoopPaths(t, func(legacy bool) {
 		f := newFixture(t, Config{})
 		f.expect("kept=yes", "[no output]")
 		taken := "read or wrote the shell's report of its exit status, so the status is unknown; the shell was reset"
@@ -121,7 +119,7 @@ func TestStolenReportEndsCallClearly(t *testing.T) {
 		}
 		f.expect("echo \"[$kept]\"", "[]\n")
 		f.expect("false", "[exit code: 1]")
-	}
+	})
 }
 
 // Issue 10: a command that writes a record into the return FIFO and then
@@ -164,9 +162,7 @@ func TestDyingShellStatusIsTheKernels(t *testing.T) {
 // report the forged status: two records of one token are not believed,
 // and the call ends saying its status is unknown.
 func TestPredictedTokenRecordIsNotBelieved(t *testing.T) {
-	for _, legacy := range []bool{false, true} {
-		testOnlyLegacyLoop = legacy
-		t.Cleanup(func() { testOnlyLegacyLoop = false })
+	onBothLoopPaths(t, func(legacy bool) {
 		f := newFixture(t, Config{})
 		// The next call's report will carry __sp_n+2; the job writes it
 		// while that call runs (it waits for the file the call makes).
@@ -180,7 +176,7 @@ func TestPredictedTokenRecordIsNotBelieved(t *testing.T) {
 			t.Fatalf("legacy %v: got %q %v", legacy, res.Text, res.Structured)
 		}
 		f.expect("false", "[exit code: 1]")
-	}
+	})
 }
 
 // The limit (docs/TOOLS.md, issue 10): code that impersonates the loop —

@@ -42,11 +42,6 @@ type waker struct {
 // made per call.
 type condition interface{ holds() bool }
 
-// conditionFunc is a func as a condition.
-type conditionFunc func() bool
-
-func (f conditionFunc) holds() bool { return f() }
-
 // wakeOne is the eventfd increment a signal adds.
 var wakeOne = [8]byte{1}
 

@@ -72,3 +72,8 @@ func TestWakerPoolBoundsAndCloses(t *testing.T) {
 	w := lent[0]
 	w.signal() // a late signal after close is harmless
 }
+
+// conditionFunc is a func as a wait's condition.
+type conditionFunc func() bool
+
+func (f conditionFunc) holds() bool { return f() }
