@@ -36,6 +36,7 @@ import (
 	"errors"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -64,6 +65,12 @@ var (
 // panics; the ABI test build (capi/testhooks.go) makes it panic on demand to
 // prove the recovery paths.
 var testOnlyEnter = func() {}
+
+// parkWaitersInKernel is what shellport_open asks of its connection; only
+// a test-only hook turns it off, to measure the other way.
+var parkWaitersInKernel atomic.Bool
+
+func init() { parkWaitersInKernel.Store(true) }
 
 func lookup(h C.longlong) *inproc.Conn {
 	handlesMu.Lock()
@@ -127,6 +134,9 @@ func shellport_open(config *C.char) (h C.longlong) {
 	}
 	helper, helperErr := spawnHelper()
 	conn := inproc.OpenOptions(core.Options{Config: cfg, ConfigErr: cfgErr, SpawnHelper: helper, SpawnHelperNotFound: helperErr})
+	if parkWaitersInKernel.Load() {
+		conn.ParkWaitersInKernel() // its waiters are C threads
+	}
 	handlesMu.Lock()
 	defer handlesMu.Unlock()
 	nextHandle++

@@ -32,6 +32,13 @@ func init() {
 //export shellport_testonly_panic_next
 func shellport_testonly_panic_next(n C.int) { panicsArmed.Store(int32(n)) }
 
+// shellport_testonly_park_in_scheduler makes the connections opened after
+// it park their waiting callers in the Go scheduler, not in the kernel, so
+// that BenchmarkABIPersistentTrue can set the two side by side.
+//
+//export shellport_testonly_park_in_scheduler
+func shellport_testonly_park_in_scheduler() { parkWaitersInKernel.Store(false) }
+
 // shellport_testonly_write_coverage writes the coverage counters of a
 // library built with -cover to dir (a c-shared library never runs Go's exit
 // hooks, which write them for a program). Returns 0, or -1.

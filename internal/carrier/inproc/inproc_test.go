@@ -136,9 +136,26 @@ func TestLiveOutput(t *testing.T) {
 // TestStartWaitTickets: a started request's reply goes to its ticket only,
 // with the count of messages queued for Recv before it; a forgotten or
 // spent ticket gives nothing; Close wakes a waiter (issue 16).
-func TestStartWaitTickets(t *testing.T) {
-	c := OpenOptions(core.Options{Config: core.Config{TestTools: true}, SpawnHelper: testkit.SpawnHelper(t)})
-	defer c.Close()
+// onBothWaits runs a test of Wait with a connection whose waiters park in
+// the Go scheduler and with one whose waiters park in the kernel (the C
+// ABI's, ParkWaitersInKernel), each from a fresh connection with the test
+// tools.
+func onBothWaits(t *testing.T, test func(t *testing.T, c *Conn)) {
+	for _, kernel := range []bool{false, true} {
+		t.Run(fmt.Sprintf("park-in-kernel=%v", kernel), func(t *testing.T) {
+			c := OpenOptions(core.Options{Config: core.Config{TestTools: true}, SpawnHelper: testkit.SpawnHelper(t)})
+			defer c.Close()
+			if kernel {
+				c.ParkWaitersInKernel()
+			}
+			test(t, c)
+		})
+	}
+}
+
+func TestStartWaitTickets(t *testing.T) { onBothWaits(t, testStartWaitTickets) }
+
+func testStartWaitTickets(t *testing.T, c *Conn) {
 	if err := c.Send([]byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","id":"s"}}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -194,10 +211,15 @@ func TestStartWaitTickets(t *testing.T) {
 	id, _ = c.Start([]byte(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"session":"s","name":"_sleep","arguments":{"ms":60000}}}`))
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := c.Wait(id, 30*time.Second) // a hang guard
+		reply, _, err := c.Wait(id, 30*time.Second) // a hang guard
+		if err == nil && reply == nil {
+			err = errors.New("Wait timed out")
+		}
 		done <- err
 	}()
 	_ = c.Close()
+	// The waiter gets the call's reply (the close cancelled the call) or
+	// ErrClosed, whichever it sees first; never its timeout.
 	if err := <-done; err != nil && err != ErrClosed {
 		t.Fatalf("a waiter woken by Close: %v", err)
 	}
@@ -211,8 +233,10 @@ func TestStartWaitTickets(t *testing.T) {
 // and it still goes only to its ticket. A call that is not quick (_sleep)
 // is left to the runtime's workers, so Start returns before it ends.
 func TestStartRunsQuickCallsOnTheCaller(t *testing.T) {
-	c := OpenOptions(core.Options{Config: core.Config{TestTools: true}, SpawnHelper: testkit.SpawnHelper(t)})
-	defer c.Close()
+	onBothWaits(t, testStartRunsQuickCallsOnTheCaller)
+}
+
+func testStartRunsQuickCallsOnTheCaller(t *testing.T, c *Conn) {
 	if _, err := c.Call([]byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","id":"s"}}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -243,9 +267,9 @@ func TestStartRunsQuickCallsOnTheCaller(t *testing.T) {
 // TestStartWait is Start and Wait in one step (shellport_start_wait, issue
 // 16): a quick call comes back with its reply and its ticket spent, a slow
 // one with a ticket to go on waiting with, a notification with none.
-func TestStartWait(t *testing.T) {
-	c := OpenOptions(core.Options{Config: core.Config{TestTools: true}, SpawnHelper: testkit.SpawnHelper(t)})
-	defer c.Close()
+func TestStartWait(t *testing.T) { onBothWaits(t, testStartWait) }
+
+func testStartWait(t *testing.T, c *Conn) {
 	if _, err := c.Call([]byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","id":"s"}}`)); err != nil {
 		t.Fatal(err)
 	}
