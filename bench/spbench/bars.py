@@ -427,9 +427,15 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             f"outside the Go poller, so the runtime wakes once per call, at the frame, not "
             f"four times, and the call waits in the poller itself, so the thread that reads "
             f"the frame finishes the call (scheduler system calls per call: library 21 → 17, "
-            f"process 19 → 14); most of what remains is the Go runtime's own: an idle thread "
-            f"woken to look for work when the reply is handed to its caller, and its monitor "
-            f"thread polling every 20 µs while a thread is busy or out of Go.",
+            f"process 19 → 14). Over the library the caller's thread now waits for its reply "
+            f"asleep in the kernel on a futex of its request's own; waiting in the Go "
+            f"scheduler as a thread locked to its goroutine, it made the runtime hand a P "
+            f"between threads at each wait and wake (per call from C, "
+            f"BenchmarkABIPersistentTrue: the host's context switches 9.0 → 6.0, its CPU "
+            f"164 → 133 µs). Most of what remains is the Go runtime's own: a thread woken to "
+            f"start the call's goroutine, the poller's thread woken by the frame, and its "
+            f"monitor thread polling every 20 µs while a thread is out of Go (the caller's, "
+            f"between calls and while it waits).",
         )
     )
     sc = c.get("scale", {})
