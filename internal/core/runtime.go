@@ -129,6 +129,18 @@ func (rt *Runtime) Deliver(msg []byte) {
 	rt.srv.Deliver(msg)
 }
 
+// DeliverThenWait is Deliver for a carrier whose delivering goroutine
+// waits for its next message in the Go poller right after; more says the
+// next message is already at hand (see rpc.Server.DeliverThenWait). The
+// stdio carrier uses it when it reads stdin through the poller.
+func (rt *Runtime) DeliverThenWait(msg []byte, more bool) {
+	if limit := rt.maxMessage(); len(msg) > limit {
+		rt.srv.DeliverError(rpc.NewTooLargeError(msg, limit))
+		return
+	}
+	rt.srv.DeliverThenWait(msg, more)
+}
+
 // DeliverTo is Deliver with the message's reply sent to sink instead of
 // Options.Send (notifications still go to Send). It reports whether a reply
 // will come: false for a notification. The in-process carrier's blocking

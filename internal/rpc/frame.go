@@ -76,6 +76,11 @@ func (f *FrameReader) Read() ([]byte, error) {
 	}
 }
 
+// Buffered reports whether bytes read from the stream after the last
+// message returned are waiting in the reader: the next Read needs no read
+// of the stream to start.
+func (f *FrameReader) Buffered() bool { return f.r.Buffered() > 0 }
+
 // readLine returns the next line without its ending. It holds at most
 // limit+2 bytes of a line (a message of exactly the limit and "\r\n"); a
 // longer line is skipped to its end and reported with its size.

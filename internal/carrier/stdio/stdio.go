@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/shellport/shellport/internal/core"
@@ -34,11 +35,15 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 	// is gone, so everything stops now instead of at the calls' timeouts.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Pipes are read and written through descriptors of their own, in the
+	// Go poller (pipe_linux.go); readerGone still watches the one given.
+	pollIn, pollOut, inPolled, closeStreams := pollStreams(in, out)
+	defer closeStreams()
 	var writeFailed sync.Once
-	w := rpc.NewFrameWriter(out)
+	w := rpc.NewFrameWriter(pollOut)
 	opts.Send = func(msg []byte) error {
 		err := w.Write(msg)
-		if err != nil {
+		if err != nil && !errors.Is(err, os.ErrClosed) { // closed: Serve has returned
 			writeFailed.Do(func() {
 				fmt.Fprintf(logw, "shellport serve: write output: %v: shutting down\n", err)
 				cancel()
@@ -48,11 +53,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 	}
 	rt := core.New(opts)
 
-	ctx, in, stopHeartbeat := watchHeartbeat(ctx, in, opts.Heartbeat, logw)
+	ctx, in, stopHeartbeat := watchHeartbeat(ctx, pollIn, opts.Heartbeat, logw)
 	defer stopHeartbeat()
 
 	inputDone := make(chan error, 1)
-	go func() { inputDone <- readLoop(rt, in) }()
+	go func() { inputDone <- readLoop(rt, in, inPolled) }()
 
 	var readErr error
 	select {
@@ -86,14 +91,19 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 
 // readLoop feeds every frame to the runtime until end of input. The limit
 // is read again before every frame: an initialize (handled in line by
-// Deliver) may have brought the client's own maxMessageBytes.
-func readLoop(rt *core.Runtime, in io.Reader) error {
+// Deliver) may have brought the client's own maxMessageBytes. When in
+// waits for input in the Go poller (polled), a job is handed to its worker
+// through the poller unless the next message is already buffered: the
+// thread that read the request then runs it (core.Runtime.DeliverThenWait).
+func readLoop(rt *core.Runtime, in io.Reader, polled bool) error {
 	r := rpc.NewFrameReader(in, rt.MaxMessage())
 	for {
 		r.SetLimit(rt.MaxMessage())
 		msg, err := r.Read()
 		var tooLarge *rpc.TooLargeError
 		switch {
+		case err == nil && polled:
+			rt.DeliverThenWait(msg, r.Buffered())
 		case err == nil:
 			rt.Deliver(msg)
 		case errors.As(err, &tooLarge):
