@@ -59,7 +59,7 @@ type Server struct {
 	onPanic func(method string, v any, stack []byte)
 
 	mu       sync.Mutex
-	inflight map[string]context.CancelFunc
+	inflight map[idKey]context.CancelFunc
 	closed   bool
 	wg       sync.WaitGroup
 	replies  atomic.Uint64 // requests answered, for Replies
@@ -110,7 +110,7 @@ const maxIdleWorkers = 64
 // NewServer returns a server that routes to h and writes through send.
 // send must be safe for concurrent use and must not block for long.
 func NewServer(h Handler, send func([]byte) error) *Server {
-	return &Server{handler: h, send: send, inflight: map[string]context.CancelFunc{}, quit: make(chan struct{})}
+	return &Server{handler: h, send: send, inflight: map[idKey]context.CancelFunc{}, quit: make(chan struct{})}
 }
 
 // OnPanic sets a hook told about every recovered panic (for logs).
@@ -264,7 +264,7 @@ func (s *Server) CancelAll() {
 // dispatch admits req. With inline, a Quick job is returned to be run by
 // the caller instead of starting on a worker.
 func (s *Server) dispatch(req *Request, inline bool, how handOff) (run func()) {
-	key := req.ID.Key()
+	key := req.ID.key()
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -424,7 +424,7 @@ func (s *Server) finish(req *Request, ctx context.Context, cancel context.Cancel
 	cancelled := ctx.Err() != nil
 	s.mu.Lock()
 	if !req.IsNotification() {
-		delete(s.inflight, req.ID.Key())
+		delete(s.inflight, req.ID.key())
 	}
 	s.mu.Unlock()
 	cancel()
@@ -457,7 +457,7 @@ func (s *Server) cancel(params json.RawMessage) *Error {
 		return Errorf(CodeInvalidParams, `invalid params for %s: "id" must be the number or string id of a request`, CancelMethod)
 	}
 	s.mu.Lock()
-	cancel := s.inflight[ID(p.ID).Key()]
+	cancel := s.inflight[ID(p.ID).key()]
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
