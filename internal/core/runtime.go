@@ -43,6 +43,8 @@ type Options struct {
 	// reported to the first request instead of being silently replaced.
 	ConfigErr error
 	// Send writes one outgoing message. It must be safe for concurrent use.
+	// The message is Send's to keep or change (the stdio carrier puts its
+	// newline in the spare capacity): the runtime never touches it after.
 	Send func(msg []byte) error
 	// Log receives diagnostics (recovered panics). Nil discards them.
 	Log io.Writer
