@@ -69,12 +69,16 @@ func reopenPipe(f *os.File, flag int) *os.File {
 // pipeReader reads a pipe reopened by reopenPipe: one raw read(2) per Read,
 // parked in the poller while the pipe is empty.
 type pipeReader struct {
-	f    *os.File
-	rc   syscall.RawConn
-	buf  []byte
-	n    int
-	err  error
-	read func(uintptr) bool // readOnce, bound once so that a Read allocates nothing
+	f     *os.File
+	rc    syscall.RawConn
+	buf   []byte
+	n     int
+	err   error
+	tries int                // readOnce's calls in this Read: more than one means it waited
+	read  func(uintptr) bool // readOnce, bound once so that a Read allocates nothing
+	// waited is set when a Read waited in the poller, and cleared by
+	// Waited.
+	waited bool
 }
 
 func newPipeReader(f *os.File) (*pipeReader, error) {
@@ -93,9 +97,12 @@ func (r *pipeReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	r.buf, r.n, r.err = p, 0, nil
+	r.buf, r.n, r.err, r.tries = p, 0, nil, 0
 	err := r.rc.Read(r.read)
 	r.buf = nil
+	if r.tries > 1 {
+		r.waited = true
+	}
 	switch {
 	case err != nil: // closed
 		return 0, err
@@ -110,8 +117,17 @@ func (r *pipeReader) Read(p []byte) (int, error) {
 // readOnce is Read's callback for rc.Read: false parks the reader until
 // the pipe is readable.
 func (r *pipeReader) readOnce(fd uintptr) bool {
+	r.tries++
 	r.n, r.err = rawio.Read(fd, r.buf)
 	return !errors.Is(r.err, syscall.EAGAIN)
+}
+
+// Waited reports whether a Read waited in the poller since the last call.
+// Call it from the goroutine that reads.
+func (r *pipeReader) Waited() bool {
+	w := r.waited
+	r.waited = false
+	return w
 }
 
 // Close ends a Read waiting for input (it returns os.ErrClosed).
@@ -178,14 +194,14 @@ func (w *pipeWriter) writeSome(fd uintptr) bool {
 func (w *pipeWriter) Close() error { return w.f.Close() }
 
 // pollStreams returns in and out reopened by reopenPipe where they are
-// pipes, else as they are, whether in was (its reads then wait in the
-// poller), and the function that closes what it opened.
-func pollStreams(in io.Reader, out io.Writer) (_ io.Reader, _ io.Writer, inPolled bool, closeAll func()) {
+// pipes, else as they are, in's reader when it was reopened (its reads
+// then wait in the poller), and the function that closes what it opened.
+func pollStreams(in io.Reader, out io.Writer) (_ io.Reader, _ io.Writer, polled waitReporter, closeAll func()) {
 	var closers []io.Closer
 	if f, ok := in.(*os.File); ok {
 		if own := reopenPipe(f, os.O_RDONLY); own != nil {
 			if r, err := newPipeReader(own); err == nil {
-				in, inPolled, closers = r, true, append(closers, r)
+				in, polled, closers = r, r, append(closers, r)
 			} else {
 				_ = own.Close() // Best effort.
 			}
@@ -200,7 +216,7 @@ func pollStreams(in io.Reader, out io.Writer) (_ io.Reader, _ io.Writer, inPolle
 			}
 		}
 	}
-	return in, out, inPolled, func() {
+	return in, out, polled, func() {
 		for _, c := range closers {
 			_ = c.Close() // Best effort.
 		}
