@@ -74,7 +74,11 @@ type Server struct {
 	quitting atomic.Bool   // set just before quit is closed
 	quitMu   sync.Once
 	// bells is set by the first DeliverThenWait: workers started from then
-	// on wait for their jobs in the Go poller (see bell).
+	// on wait for their jobs in the Go poller (see bell), and a delivery
+	// that hands them a job to start at once yields to let a thread poll.
+	// Only the stdio carrier calls DeliverThenWait; the in-process one,
+	// whose deliveries run on a cgo caller's locked thread, where a yield
+	// costs a hand-off of that thread, never does.
 	bells atomic.Bool
 }
 
