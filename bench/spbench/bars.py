@@ -429,15 +429,7 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             f"the frame finishes the call (scheduler system calls per call: library 21 → 17, "
             f"process 19 → 14); most of what remains is the Go runtime's own: an idle thread "
             f"woken to look for work when the reply is handed to its caller, and its monitor "
-            f"thread polling every 20 µs while a thread is busy or out of Go. Over the process "
-            f"transport the runtime also waited for stdin in a blocking read(2), which kept "
-            f"that monitor thread polling and moving the reader's P between threads, and "
-            f"handed each request to its worker through the scheduler, which woke an idle "
-            f"thread; since issue 16 it reads and writes its pipes through descriptions of "
-            f"its own in the Go poller and hands a job to its worker through the poller too, "
-            f"so the thread that read the request runs it (alternated, medians of six: the "
-            f"runtime process's CPU per call 121 → 80 µs, p50 0.42 → 0.35 ms; futex calls "
-            f"2.9 → 0.07 and context switches 7.0 → 2.3 per call).",
+            f"thread polling every 20 µs while a thread is busy or out of Go.",
         )
     )
     sc = c.get("scale", {})
