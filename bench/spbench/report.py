@@ -552,7 +552,9 @@ def render(res: dict[str, Any], json_name: str, png: str | None) -> str:
         "rewrites this file, `docs/benchmarks.png` and `bench/results/<date>.json`. "
         "`make bench-smoke` runs the same harness at tiny sizes without peers (part of "
         "`make test`). Go micro-benchmarks stay in their packages (`go test -bench` in "
-        "`internal/tools/persistent`, `internal/tools/bash`, `internal/tools/editor`).\n"
+        "`internal/tools/persistent`, `internal/tools/bash`, `internal/tools/editor`, and "
+        "`cmd/shellport` for the runtime process's side of a call over the process "
+        "transport: `BenchmarkServeRoundTripTrue`, `BenchmarkServeNoOpView`).\n"
     )
     return "\n".join(parts)
 

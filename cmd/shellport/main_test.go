@@ -60,7 +60,7 @@ var built struct {
 // buildExecutable builds the shellport executable, once per test binary,
 // into a directory with the spawn helper beside it, where a release puts
 // it.
-func buildExecutable(t *testing.T) string {
+func buildExecutable(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		built.dir, built.err = os.MkdirTemp("", "shellport-exe-")

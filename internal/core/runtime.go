@@ -43,6 +43,8 @@ type Options struct {
 	// reported to the first request instead of being silently replaced.
 	ConfigErr error
 	// Send writes one outgoing message. It must be safe for concurrent use.
+	// The message is Send's to keep or change (the stdio carrier puts its
+	// newline in the spare capacity): the runtime never touches it after.
 	Send func(msg []byte) error
 	// Log receives diagnostics (recovered panics). Nil discards them.
 	Log io.Writer
@@ -127,6 +129,18 @@ func (rt *Runtime) Deliver(msg []byte) {
 		return
 	}
 	rt.srv.Deliver(msg)
+}
+
+// DeliverThenWait is Deliver for a carrier whose delivering goroutine
+// waits for its next message in the Go poller right after; more says the
+// next message is already at hand (see rpc.Server.DeliverThenWait). The
+// stdio carrier uses it when it reads stdin through the poller.
+func (rt *Runtime) DeliverThenWait(msg []byte, more bool) {
+	if limit := rt.maxMessage(); len(msg) > limit {
+		rt.srv.DeliverError(rpc.NewTooLargeError(msg, limit))
+		return
+	}
+	rt.srv.DeliverThenWait(msg, more)
 }
 
 // DeliverTo is Deliver with the message's reply sent to sink instead of

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -58,7 +59,7 @@ type Server struct {
 	onPanic func(method string, v any, stack []byte)
 
 	mu       sync.Mutex
-	inflight map[string]context.CancelFunc
+	inflight map[idKey]context.CancelFunc
 	closed   bool
 	wg       sync.WaitGroup
 	replies  atomic.Uint64 // requests answered, for Replies
@@ -67,11 +68,44 @@ type Server struct {
 	// stack and grows it (copying every frame) while the job encodes its
 	// reply, which cost about a third of a call's CPU; a reused one keeps
 	// its stack (issue 16).
-	poolMu sync.Mutex
-	idle   []chan func() // workers waiting for a job, most recent last
-	quit   chan struct{} // closed by Close: idle workers end
-	quitMu sync.Once
+	poolMu   sync.Mutex
+	idle     []*worker     // workers waiting for a job, most recent last
+	quit     chan struct{} // closed by Close: idle workers end
+	quitting atomic.Bool   // set just before quit is closed
+	quitMu   sync.Once
+	// bells is set by the first DeliverThenWait: workers started from then
+	// on wait for their jobs in the Go poller (see bell), and a delivery
+	// that hands them a job to start at once yields to let a thread poll.
+	// Only the stdio carrier calls DeliverThenWait; the in-process one,
+	// whose deliveries run on a cgo caller's locked thread, where a yield
+	// costs a hand-off of that thread, never does.
+	bells atomic.Bool
 }
+
+// worker is a pooled goroutine, idle or running a job.
+type worker struct {
+	next chan func() // buffered: the job spawn hands over
+	// bell, when not nil, is what the idle worker waits on instead of a
+	// receive from next: spawn puts the job in next, which wakes nobody,
+	// then rings it.
+	bell *bell
+	// woken is the condition of the bell's wait, bound once: a job is
+	// there, or the server is closing.
+	woken func() bool
+}
+
+// handOff is how a job reaches an idle worker that waits on a bell.
+type handOff int
+
+const (
+	// viaScheduler: a channel send (or, for a worker waiting on a bell, a
+	// ring and a yield), so an idle thread starts the job at once. What
+	// Deliver, DeliverTo and DeliverInline do.
+	viaScheduler handOff = iota
+	// viaPoller: a ring alone; the delivering goroutine, about to wait in
+	// the poller, lets its thread run the job (DeliverThenWait).
+	viaPoller
+)
 
 // maxIdleWorkers bounds the goroutines kept waiting for jobs; more may run
 // at once, and those beyond the bound end when their job does.
@@ -80,7 +114,7 @@ const maxIdleWorkers = 64
 // NewServer returns a server that routes to h and writes through send.
 // send must be safe for concurrent use and must not block for long.
 func NewServer(h Handler, send func([]byte) error) *Server {
-	return &Server{handler: h, send: send, inflight: map[string]context.CancelFunc{}, quit: make(chan struct{})}
+	return &Server{handler: h, send: send, inflight: map[idKey]context.CancelFunc{}, quit: make(chan struct{})}
 }
 
 // OnPanic sets a hook told about every recovered panic (for logs).
@@ -88,15 +122,36 @@ func (s *Server) OnPanic(f func(method string, v any, stack []byte)) { s.onPanic
 
 // Deliver handles one raw message. Call it from one goroutine so that
 // Accept sees messages in arrival order.
-func (s *Server) Deliver(msg []byte) { s.deliver(msg, s.send, false) }
+func (s *Server) Deliver(msg []byte) { s.deliver(msg, s.send, false, viaScheduler) }
 
 // DeliverTo is Deliver with the message's one reply (if it gets one) sent
 // to sink instead of the server's writer: a caller blocked on its own
 // request gets exactly that request's answer, without matching ids. It
 // reports whether a reply will come (false for a notification).
 func (s *Server) DeliverTo(msg []byte, sink func([]byte) error) bool {
-	replies, _ := s.deliver(msg, sink, false)
+	replies, _ := s.deliver(msg, sink, false, viaScheduler)
 	return replies
+}
+
+// DeliverThenWait is Deliver for a carrier whose delivering goroutine
+// waits for its next message in the Go poller right after (the stdio
+// carrier reads a pipe through the poller), with more set when the next
+// message is already at hand. A job is then handed to its worker through
+// the poller (see bell): when the delivering goroutine parks, its thread
+// polls and runs the job, and no idle thread is woken to start it (issue
+// 16). With more, the job starts on another thread at once, as Deliver
+// starts it, so it runs while the next message is read. A carrier whose
+// goroutine may block elsewhere (a blocking read, a channel) must use
+// Deliver: a job rung for it would wait until some thread polls.
+func (s *Server) DeliverThenWait(msg []byte, more bool) {
+	if !s.bells.Load() {
+		s.bells.Store(true)
+	}
+	how := viaPoller
+	if more {
+		how = viaScheduler
+	}
+	s.deliver(msg, s.send, false, how)
 }
 
 // DeliverInline is DeliverTo, except that a Quick job is not handed to a
@@ -108,10 +163,10 @@ func (s *Server) DeliverTo(msg []byte, sink func([]byte) error) bool {
 // the in-flight set, and its one reply to sink. run is nil when there is
 // nothing to run.
 func (s *Server) DeliverInline(msg []byte, sink func([]byte) error) (replies bool, run func()) {
-	return s.deliver(msg, sink, true)
+	return s.deliver(msg, sink, true, viaScheduler)
 }
 
-func (s *Server) deliver(msg []byte, sink func([]byte) error, inline bool) (bool, func()) {
+func (s *Server) deliver(msg []byte, sink func([]byte) error, inline bool, how handOff) (bool, func()) {
 	req, rpcErr := Decode(msg)
 	if rpcErr != nil {
 		var id ID
@@ -144,7 +199,7 @@ func (s *Server) deliver(msg []byte, sink func([]byte) error, inline bool) (bool
 		}
 		return !req.IsNotification(), nil
 	}
-	return !req.IsNotification(), s.dispatch(req, inline)
+	return !req.IsNotification(), s.dispatch(req, inline, how)
 }
 
 // DeliverError answers a message the framer could not read whole.
@@ -176,7 +231,17 @@ func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	s.quitMu.Do(func() { close(s.quit) }) // no job starts after closed is set
+	s.quitMu.Do(func() { // no job starts after closed is set
+		s.quitting.Store(true)
+		close(s.quit)
+		s.poolMu.Lock()
+		for _, w := range s.idle {
+			if w.bell != nil {
+				w.bell.ring()
+			}
+		}
+		s.poolMu.Unlock()
+	})
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
@@ -202,8 +267,8 @@ func (s *Server) CancelAll() {
 
 // dispatch admits req. With inline, a Quick job is returned to be run by
 // the caller instead of starting on a worker.
-func (s *Server) dispatch(req *Request, inline bool) (run func()) {
-	key := req.ID.Key()
+func (s *Server) dispatch(req *Request, inline bool, how handOff) (run func()) {
+	key := req.ID.key()
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -236,27 +301,45 @@ func (s *Server) dispatch(req *Request, inline bool) (run func()) {
 	if inline && answer.Quick {
 		return job
 	}
-	s.spawn(job)
+	s.spawn(job, how)
 	return nil
 }
 
 // spawn runs job on an idle worker, or on a new one if none is idle.
-func (s *Server) spawn(job func()) {
+func (s *Server) spawn(job func(), how handOff) {
 	s.poolMu.Lock()
 	if n := len(s.idle); n > 0 {
 		w := s.idle[n-1]
 		s.idle = s.idle[:n-1]
 		s.poolMu.Unlock()
-		w <- job // buffered: never blocks, the worker is waiting for it
+		w.next <- job // buffered: never blocks, the worker is waiting for it
+		if w.bell != nil {
+			w.bell.ring()
+			if how == viaScheduler {
+				// The worker is runnable once a thread polls: yielding
+				// makes the scheduler wake one, which polls and runs it
+				// (or this goroutine) while this thread goes on.
+				runtime.Gosched()
+			}
+		}
 		return
 	}
 	s.poolMu.Unlock()
-	go s.work(make(chan func(), 1), job)
+	w := &worker{next: make(chan func(), 1)}
+	if s.bells.Load() {
+		if w.bell = newBell(); w.bell != nil {
+			w.woken = func() bool { return len(w.next) > 0 || s.quitting.Load() }
+		}
+	}
+	go s.work(w, job)
 }
 
 // work runs job, then waits for the next one while the pool has room and
 // the server is open.
-func (s *Server) work(w chan func(), job func()) {
+func (s *Server) work(w *worker, job func()) {
+	if w.bell != nil {
+		defer w.bell.close()
+	}
 	for {
 		job()
 		s.poolMu.Lock()
@@ -272,19 +355,36 @@ func (s *Server) work(w chan func(), job func()) {
 		}
 		s.idle = append(s.idle, w)
 		s.poolMu.Unlock()
-		select {
-		case job = <-w:
-		case <-s.quit:
-			if s.leave(w) {
-				return
-			}
-			job = <-w // spawn took w off the idle list: its job is on the way
+		if job = s.nextJob(w); job == nil {
+			return
 		}
 	}
 }
 
+// nextJob waits until spawn hands w a job, or the server closes (nil) while
+// w is still on the idle list.
+func (s *Server) nextJob(w *worker) func() {
+	if w.bell != nil {
+		w.bell.wait(w.woken)
+		select {
+		case job := <-w.next:
+			return job
+		default: // the server is closing (or the bell broke): as below
+		}
+	}
+	select {
+	case job := <-w.next:
+		return job
+	case <-s.quit:
+		if s.leave(w) {
+			return nil
+		}
+		return <-w.next // spawn took w off the idle list: its job is on the way
+	}
+}
+
 // leave takes w off the idle list; false if spawn took it off first.
-func (s *Server) leave(w chan func()) bool {
+func (s *Server) leave(w *worker) bool {
 	s.poolMu.Lock()
 	defer s.poolMu.Unlock()
 	for i, x := range s.idle {
@@ -328,7 +428,7 @@ func (s *Server) finish(req *Request, ctx context.Context, cancel context.Cancel
 	cancelled := ctx.Err() != nil
 	s.mu.Lock()
 	if !req.IsNotification() {
-		delete(s.inflight, req.ID.Key())
+		delete(s.inflight, req.ID.key())
 	}
 	s.mu.Unlock()
 	cancel()
@@ -361,7 +461,7 @@ func (s *Server) cancel(params json.RawMessage) *Error {
 		return Errorf(CodeInvalidParams, `invalid params for %s: "id" must be the number or string id of a request`, CancelMethod)
 	}
 	s.mu.Lock()
-	cancel := s.inflight[ID(p.ID).Key()]
+	cancel := s.inflight[ID(p.ID).key()]
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()

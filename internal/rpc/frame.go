@@ -76,6 +76,11 @@ func (f *FrameReader) Read() ([]byte, error) {
 	}
 }
 
+// Buffered reports whether bytes read from the stream after the last
+// message returned are waiting in the reader: the next Read needs no read
+// of the stream to start.
+func (f *FrameReader) Buffered() bool { return f.r.Buffered() > 0 }
+
 // readLine returns the next line without its ending. It holds at most
 // limit+2 bytes of a line (a message of exactly the limit and "\r\n"); a
 // longer line is skipped to its end and reported with its size.
@@ -168,12 +173,19 @@ type FrameWriter struct {
 func NewFrameWriter(w io.Writer) *FrameWriter { return &FrameWriter{w: w} }
 
 // Write writes msg and a newline. json.Marshal never emits a raw newline, so
-// the line is the frame.
+// the line is the frame. The newline goes into msg's spare capacity when it
+// has some (the encoders leave room), so that a reply is not copied to
+// add it (issue 16): msg is given up to Write, and nothing else may use
+// its backing array meanwhile.
 func (f *FrameWriter) Write(msg []byte) error {
+	var line []byte
+	if len(msg) < cap(msg) {
+		line = append(msg, '\n')
+	} else {
+		line = append(append(make([]byte, 0, len(msg)+1), msg...), '\n')
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	line := make([]byte, 0, len(msg)+1)
-	line = append(append(line, msg...), '\n')
 	_, err := f.w.Write(line)
 	return err
 }

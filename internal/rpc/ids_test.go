@@ -21,6 +21,9 @@ func TestIDKeyComparesJSONValues(t *testing.T) {
 			if ID(id).Key() != ID(group[0]).Key() {
 				t.Errorf("%s and %s are one id: keys %q and %q", group[0], id, ID(group[0]).Key(), ID(id).Key())
 			}
+			if ID(id).key() != ID(group[0]).key() {
+				t.Errorf("%s and %s are one id: map keys %+v and %+v", group[0], id, ID(group[0]).key(), ID(id).key())
+			}
 		}
 	}
 	differ := [][2]string{
@@ -31,6 +34,31 @@ func TestIDKeyComparesJSONValues(t *testing.T) {
 		if ID(d[0]).Key() == ID(d[1]).Key() {
 			t.Errorf("%s and %s must be different ids (key %q)", d[0], d[1], ID(d[0]).Key())
 		}
+		if ID(d[0]).key() == ID(d[1]).key() {
+			t.Errorf("%s and %s must be different ids (map key %+v)", d[0], d[1], ID(d[0]).key())
+		}
+	}
+}
+
+// Issue 16: the in-flight set's key (a whole number by its value, without
+// allocating) tells ids apart exactly as Key does, across the spellings of
+// a number and at the edge of the numbers it keeps by value.
+func TestIDMapKeyAgreesWithKey(t *testing.T) {
+	ids := []string{`0`, `-0`, `0.0`, `0e5`, `1`, `-1`, `"1"`, `10`, `10.0`, `1e1`, `1E+1`, `100e-1`, `0.1e2`,
+		`0.1`, `1e-1`, `-3`, `-3.000`, `-30e-1`, `17`, `17.5`, `175e-1`, `999999999999999999`,
+		`999999999999999999.0`, `9.99999999999999999e17`, `1000000000000000000`, `1e18`, `1e17`,
+		`100000000000000000`, `-999999999999999999`, `9223372036854775807`, `9223372036854775808`,
+		`12345678901234567890123`, `1e999999999999`, `1e-999999999999`, `""`, `"a"`, `"n0"`}
+	for _, a := range ids {
+		for _, b := range ids {
+			if (ID(a).Key() == ID(b).Key()) != (ID(a).key() == ID(b).key()) {
+				t.Errorf("%s and %s: keys %q and %q, map keys %+v and %+v", a, b, ID(a).Key(), ID(b).Key(), ID(a).key(), ID(b).key())
+			}
+		}
+	}
+	small := ID(`12345`)
+	if n := testing.AllocsPerRun(100, func() { _ = small.key() }); n != 0 {
+		t.Errorf("the map key of a whole-number id allocates %v times", n)
 	}
 }
 
@@ -148,6 +176,25 @@ func FuzzIDKey(f *testing.F) {
 		again, _ := json.Marshal(s)
 		if ID(again).Key() != key {
 			t.Fatalf("%s and its re-encoding %s have different keys", raw, again)
+		}
+	})
+}
+
+// Issue 16: for any two ids the server could hold, the in-flight set's key
+// and Key agree on whether they are one id.
+func FuzzIDMapKeyAgreesWithKey(f *testing.F) {
+	for _, seed := range [][2]string{{`10`, `1e1`}, {`-0`, `0.0`}, {`999999999999999999`, `9.99999999999999999e17`},
+		{`1e18`, `1000000000000000000`}, {`"a"`, `1`}, {`12.5`, `125e-1`}} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, id := range []string{a, b} {
+			if !json.Valid([]byte(id)) || !validID(json.RawMessage(id)) {
+				return
+			}
+		}
+		if (ID(a).Key() == ID(b).Key()) != (ID(a).key() == ID(b).key()) {
+			t.Fatalf("%s and %s: keys %q and %q, map keys %+v and %+v", a, b, ID(a).Key(), ID(b).Key(), ID(a).key(), ID(b).key())
 		}
 	})
 }

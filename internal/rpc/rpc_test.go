@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -361,7 +363,23 @@ func FuzzDecode(f *testing.F) {
 // TestPooledWorkersRunEveryJob drives more concurrent jobs than the pool
 // keeps idle, then more rounds on the reused workers, and a close racing
 // with new deliveries: every request gets exactly one reply (issue 16).
+// Delivered by DeliverThenWait, idle workers wait on bells, which every
+// worker closes when it ends: after Close, none is left open.
 func TestPooledWorkersRunEveryJob(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		deliver func(*Server, []byte)
+	}{
+		{"Deliver", (*Server).Deliver},
+		{"DeliverThenWait", func(s *Server, msg []byte) { s.DeliverThenWait(msg, false) }},
+		{"DeliverThenWaitMore", func(s *Server, msg []byte) { s.DeliverThenWait(msg, true) }},
+	} {
+		t.Run(c.name, func(t *testing.T) { testPooledWorkers(t, c.deliver) })
+	}
+}
+
+func testPooledWorkers(t *testing.T, deliverWith func(*Server, []byte)) {
+	goroutinesBefore, bellsBefore := runtime.NumGoroutine(), openBells()
 	var mu sync.Mutex
 	replies := map[string]int{}
 	send := func(msg []byte) error {
@@ -387,7 +405,7 @@ func TestPooledWorkersRunEveryJob(t *testing.T) {
 	id := 0
 	deliver := func(method string) {
 		id++
-		s.Deliver([]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"` + method + `"}`))
+		deliverWith(s, []byte(`{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"`+method+`"}`))
 	}
 	for i := 0; i < wide; i++ {
 		deliver("block")
@@ -425,6 +443,32 @@ func TestPooledWorkersRunEveryJob(t *testing.T) {
 			t.Fatalf("request %s answered %d times", id, n)
 		}
 	}
+	// Idle workers end after Close (woken from their bells, if they wait on
+	// one), and close their bells as they go.
+	for (runtime.NumGoroutine() > goroutinesBefore || openBells() > bellsBefore) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > goroutinesBefore {
+		t.Fatalf("%d goroutines after Close, %d before: idle workers did not end", n, goroutinesBefore)
+	}
+	if n := openBells(); n > bellsBefore {
+		t.Fatalf("%d worker bells still open after Close (%d before)", n, bellsBefore)
+	}
+}
+
+// openBells counts this process's open eventfds (on Linux, a bell is one).
+func openBells() int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0 // not Linux: no bells
+	}
+	n := 0
+	for _, e := range entries {
+		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && target == "anon_inode:[eventfd]" {
+			n++
+		}
+	}
+	return n
 }
 
 // DeliverInline (issue 16) hands a Quick job to its caller instead of a

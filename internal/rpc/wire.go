@@ -87,6 +87,90 @@ func (id ID) Key() string {
 	return "n" + canonicalNumber(string(id))
 }
 
+// idKey is an id's identity as a map key, equal for two ids exactly when
+// their Keys are equal (the in-flight set is keyed by it). A whole number
+// of at most 18 digits, the id clients send, is its value, so that making
+// the key allocates nothing (issue 16: Key made two strings per call, at
+// admission and at the reply); any other id is its Key.
+type idKey struct {
+	text  string // Key, or "" for a whole number kept in small
+	small int64
+}
+
+// maxSmallDigits is how many digits a whole number may have to be keyed
+// by its value: every such number fits in an int64.
+const maxSmallDigits = 18
+
+func (id ID) key() idKey {
+	if n, ok := smallInteger(id); ok {
+		return idKey{small: n}
+	}
+	k := id.Key()
+	if k == "" {
+		return idKey{text: "null"} // no id (never in the set: a notification)
+	}
+	if n, ok := smallFromKey(k); ok {
+		return idKey{small: n}
+	}
+	return idKey{text: k}
+}
+
+// smallInteger reads text spelt as a whole number ("-"? digits) of at most
+// maxSmallDigits digits.
+func smallInteger[T ID | string](text T) (int64, bool) {
+	digits := text
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > maxSmallDigits {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(text) {
+		n = -n
+	}
+	return n, true
+}
+
+// smallFromKey reads a number's Key ("n0", or "n" sign "0." digits "e"
+// point) as a whole number of at most maxSmallDigits digits, if it is one:
+// 1e1 and 10.0 have the key of 10.
+func smallFromKey(k string) (int64, bool) {
+	t, ok := strings.CutPrefix(k, "n")
+	if !ok {
+		return 0, false
+	}
+	if t == "0" {
+		return 0, true
+	}
+	neg := strings.HasPrefix(t, "-")
+	t = strings.TrimPrefix(t, "-")
+	t, ok = strings.CutPrefix(t, "0.")
+	if !ok {
+		return 0, false // "~": an exponent kept as written
+	}
+	digits, exp, ok := strings.Cut(t, "e")
+	if !ok {
+		return 0, false
+	}
+	point, err := strconv.Atoi(exp)
+	if err != nil || point < len(digits) || point > maxSmallDigits {
+		return 0, false
+	}
+	n, ok := smallInteger(digits + strings.Repeat("0", point-len(digits)))
+	if neg {
+		n = -n
+	}
+	return n, ok
+}
+
 // canonicalNumber spells a JSON number as sign, significant digits and the
 // position of the decimal point, so equal values get equal text. Exponents
 // too long to be meant are kept as written rather than expanded.

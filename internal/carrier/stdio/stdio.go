@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"sync"
 
 	"github.com/shellport/shellport/internal/core"
@@ -34,11 +36,15 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 	// is gone, so everything stops now instead of at the calls' timeouts.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Pipes are read and written through descriptors of their own, in the
+	// Go poller (pipe_linux.go); readerGone still watches the one given.
+	pollIn, pollOut, polled, closeStreams := pollStreams(in, out)
+	defer closeStreams()
 	var writeFailed sync.Once
-	w := rpc.NewFrameWriter(out)
+	w := rpc.NewFrameWriter(pollOut)
 	opts.Send = func(msg []byte) error {
 		err := w.Write(msg)
-		if err != nil {
+		if err != nil && !errors.Is(err, os.ErrClosed) { // closed: Serve has returned
 			writeFailed.Do(func() {
 				fmt.Fprintf(logw, "shellport serve: write output: %v: shutting down\n", err)
 				cancel()
@@ -48,11 +54,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 	}
 	rt := core.New(opts)
 
-	ctx, in, stopHeartbeat := watchHeartbeat(ctx, in, opts.Heartbeat, logw)
+	ctx, in, stopHeartbeat := watchHeartbeat(ctx, pollIn, opts.Heartbeat, logw)
 	defer stopHeartbeat()
 
 	inputDone := make(chan error, 1)
-	go func() { inputDone <- readLoop(rt, in) }()
+	go func() { inputDone <- readLoop(rt, in, polled) }()
 
 	var readErr error
 	select {
@@ -84,16 +90,40 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts core.Options) 
 	return readErr
 }
 
+// waitReporter is the reader of a stdin read through the Go poller.
+type waitReporter interface {
+	// Waited reports whether a read waited in the poller since the last
+	// call.
+	Waited() bool
+}
+
 // readLoop feeds every frame to the runtime until end of input. The limit
 // is read again before every frame: an initialize (handled in line by
 // Deliver) may have brought the client's own maxMessageBytes.
-func readLoop(rt *core.Runtime, in io.Reader) error {
+//
+// When in is read through the Go poller (polled is its reader), a job is
+// handed to its worker through the poller unless the next message is
+// already buffered: the thread that read the request runs it as soon as
+// this goroutine waits for input again (core.Runtime.DeliverThenWait). If
+// the next message came before this goroutine had to wait, that thread
+// has not polled yet: the goroutine yields, so that another thread polls
+// and starts the job.
+func readLoop(rt *core.Runtime, in io.Reader, polled waitReporter) error {
 	r := rpc.NewFrameReader(in, rt.MaxMessage())
+	handedOff := false // a job may wait for this thread to poll
 	for {
 		r.SetLimit(rt.MaxMessage())
 		msg, err := r.Read()
+		if handedOff && !polled.Waited() {
+			runtime.Gosched()
+		}
+		handedOff = false
 		var tooLarge *rpc.TooLargeError
 		switch {
+		case err == nil && polled != nil:
+			more := r.Buffered()
+			rt.DeliverThenWait(msg, more)
+			handedOff = !more
 		case err == nil:
 			rt.Deliver(msg)
 		case errors.As(err, &tooLarge):
