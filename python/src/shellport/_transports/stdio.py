@@ -168,13 +168,21 @@ class StdioTransport(BaseTransport):
             self.check()
             return os.dup(self._out_fd)
 
-    def wait_ready(self, fd: int, timeout: float) -> bool:
-        # The reader thread also keeps the child's stderr drained, so a
-        # child that writes much there never blocks on it; it holds no
-        # lock while it waits, so an event loop reads replies meanwhile.
+    callers_read = True
+
+    def wait_ready(self, fd: int, timeout: float, wake: int = -1) -> bool:
+        # Whoever waits here (the reader thread, a blocking call reading its
+        # own reply) also keeps the child's stderr drained, so a child that
+        # writes much there never blocks on it; it holds no lock while it
+        # waits, so an event loop reads replies meanwhile.
         err = self._err_fd if self._err_open and not self.closed else -1
+        watched = [fd]
+        if err >= 0:
+            watched.append(err)
+        if wake >= 0:
+            watched.append(wake)
         try:
-            ready = select.select([fd] if err < 0 else [fd, err], [], [], timeout)[0]
+            ready = select.select(watched, [], [], timeout)[0]
         except (OSError, ValueError):
             self.check()  # closed under us
             raise
@@ -190,7 +198,7 @@ class StdioTransport(BaseTransport):
                     else:
                         self._err_open = False
                         self._selector.unregister(err)
-        return fd in ready
+        return fd in ready or (wake >= 0 and wake in ready)
 
     def receive_ready(self) -> list[bytes] | None:
         with self._read_lock:
