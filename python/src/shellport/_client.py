@@ -590,6 +590,9 @@ class Connection:
             waiter.selecting = True
             try:
                 ready = not waiter.done and self.transport.wait_ready(fd, left, wake)
+            except Exception as exc:  # closed under us, mostly: as the reader thread would
+                self._reading_failed(exc)
+                return
             finally:
                 waiter.selecting = False
             if waiter.done:  # another reader dispatched it: maybe it woke us

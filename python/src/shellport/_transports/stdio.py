@@ -70,8 +70,12 @@ class StdioTransport(BaseTransport):
         self._out_fd = self._proc.stdout.fileno()
         self._err_fd = self._proc.stderr.fileno()
         # Our end of the pipe only: an event loop reads what is there
-        # without waiting (receive_ready).
+        # without waiting (receive_ready). Stderr too: two readers (the
+        # reader thread, a blocking call that reads) may both see it ready,
+        # and the second must find it empty, not wait on it holding the
+        # read lock.
         os.set_blocking(self._out_fd, False)
+        os.set_blocking(self._err_fd, False)
         self._send_lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._buffer = bytearray()
@@ -190,12 +194,14 @@ class StdioTransport(BaseTransport):
             with self._read_lock:
                 if self._err_open and not self.closed:
                     try:
-                        chunk = os.read(err, _CHUNK)
+                        chunk: bytes | None = os.read(err, _CHUNK)
+                    except BlockingIOError:
+                        chunk = None  # another reader took it first
                     except OSError:
                         chunk = b""  # a broken stderr ends like a closed one
                     if chunk:
                         self._keep_stderr(chunk)
-                    else:
+                    elif chunk is not None:
                         self._err_open = False
                         self._selector.unregister(err)
         return fd in ready or (wake >= 0 and wake in ready)
@@ -247,7 +253,7 @@ class StdioTransport(BaseTransport):
         while self._err_open and select.select([self._err_fd], [], [], 0)[0]:
             try:
                 chunk = os.read(self._err_fd, _CHUNK)
-            except OSError:
+            except OSError:  # BlockingIOError too: another reader took it first
                 return
             if not chunk:
                 self._err_open = False
