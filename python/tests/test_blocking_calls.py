@@ -72,6 +72,49 @@ def test_issue16_a_blocking_call_reads_its_own_reply(rt: shellport.Runtime, tran
     assert readers.get(threading.get_ident(), 0) > 0, readers
 
 
+def test_issue16_a_reply_another_reader_takes_wakes_the_caller_that_reads(
+    rt: shellport.Runtime, transport: str, no_slices: None
+) -> None:
+    """A leading call stalled before its wait: the reader thread takes its reply and wakes it.
+
+    The calling thread stalls just before it waits for the descriptor, as
+    if descheduled; while it does, the reader thread must take what came
+    (nobody else reads it), and the reply it dispatches must end the
+    caller's wait at once, though nothing is left for it to read.
+    """
+    if transport != "process":
+        pytest.skip("the library's blocking call waits in the library (transport sync_calls)")
+    session = rt.session("/")
+    conn = rt._connection()
+    stalled, go_on = threading.Event(), threading.Event()
+    original = conn.transport.wait_ready
+
+    def stalling(fd: int, timeout: float, wake: int = -1) -> bool:
+        if wake >= 0 and not stalled.is_set():  # the leading caller's wait
+            stalled.set()
+            go_on.wait(HANG_GUARD)
+        return original(fd, timeout, wake)
+
+    conn.transport.wait_ready = stalling  # type: ignore[method-assign]
+    outcome: list[object] = []
+
+    def call() -> None:
+        outcome.append(session.call("_echo", {"n": 1}).text)
+
+    caller = threading.Thread(target=call)
+    try:
+        caller.start()
+        assert stalled.wait(HANG_GUARD)
+        wait_until(lambda: conn.pending_count() == 0, "the reader thread to take the reply")
+        go_on.set()
+        caller.join(HANG_GUARD)
+    finally:
+        go_on.set()
+        del conn.transport.wait_ready
+    assert not caller.is_alive(), "the caller slept on after its reply was dispatched"
+    assert outcome == ['{"n":1}']
+
+
 def test_issue16_blocking_calls_from_threads_with_acalls_and_notices(
     rt: shellport.Runtime, tmp_path: Path, no_slices: None
 ) -> None:
