@@ -4,15 +4,18 @@ Any thread may start a request. Messages are taken off the transport and
 dispatched to their waiters (a reply to its future, whatever kind; a notice
 to its session's queue) by whoever reads: an event loop with ``acall``s
 waiting, which watches the transport's reply descriptor and reads on its own
-thread, or the connection's daemon reader thread, which serves every other
-waiter and leaves messages to a running loop that reads them (issue 16).
-Readers take and dispatch under one lock, so messages are handled in the
-order they came, and an exception in the middle of a batch loses none.
-``Session.call`` waits for its future in short slices, so Ctrl-C gets
-through; over a transport with ``sync_calls`` (the library) the calling
-thread waits in the library for its own reply instead, with the GIL
-released and in the same slices, which saves two thread hand-offs per call
-(issue 16). Either way the reply goes through the same checks
+thread; a blocking call over a transport whose callers read (the process
+transport), which reads on its own thread while no other blocking call does
+(it leads; the others sleep until it dispatches their replies or hands the
+lead on); or the connection's daemon reader thread, which serves every other
+waiter and leaves messages to running loops and leading calls that read them
+(issue 16). Readers take and dispatch under one lock, so messages are
+handled in the order they came, and an exception in the middle of a batch
+loses none. Blocking calls wait in short slices, so Ctrl-C gets through;
+over a transport with ``sync_calls`` (the library) the calling thread waits
+in the library for its own reply instead, with the GIL released and in the
+same slices. Either way a blocking call's reply takes no thread hand-off
+when its own thread reads it, and goes through the same checks
 (``_outcome``), and notices sent ahead of a reply are queued before the
 call returns. If the transport dies, every pending call fails with the
 transport's exception and so does every later request.
