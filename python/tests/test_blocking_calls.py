@@ -115,6 +115,70 @@ def test_issue16_a_reply_another_reader_takes_wakes_the_caller_that_reads(
     assert outcome == ['{"n":1}']
 
 
+@pytest.mark.skipif(not in_main_thread(), reason="the test raises on the main thread")
+def test_issue16_ctrl_c_while_a_leading_call_dispatches_loses_no_reply(
+    rt: shellport.Runtime, transport: str, no_slices: None
+) -> None:
+    """A KeyboardInterrupt while the main thread dispatches others' replies loses none of them.
+
+    A logging handler on the wire logger runs inside the dispatch; raising
+    KeyboardInterrupt from it stands for a Ctrl-C landing there. The main
+    thread's own call is cancelled; every other thread still gets its reply.
+    """
+    if transport != "process":
+        pytest.skip("the library's blocking call waits in the library (transport sync_calls)")
+    import logging
+
+    session = rt.session("/")
+    conn = rt._connection()
+    main = threading.get_ident()
+    raised: list[str] = []
+
+    class CtrlC(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if (
+                not raised
+                and threading.get_ident() == main
+                and str(record.msg).startswith("<-")
+                and '\\"i\\":' in record.getMessage()
+            ):
+                raised.append(record.getMessage())
+                raise KeyboardInterrupt
+
+    results: dict[int, object] = {}
+
+    def echo(i: int) -> None:
+        results[i] = json.loads(session.call("_echo", {"i": i}).text)["i"]
+
+    echoes = [threading.Thread(target=echo, args=(i,)) for i in range(8)]
+
+    def start_echoes() -> None:
+        wait_until(lambda: conn._leader is not None, "the main thread to lead")
+        for t in echoes:
+            t.start()
+
+    wire = logging.getLogger("shellport.wire")
+    handler = CtrlC()
+    old_level = wire.level
+    wire.addHandler(handler)
+    wire.setLevel(logging.DEBUG)
+    starter = threading.Thread(target=start_echoes)
+    try:
+        starter.start()
+        with pytest.raises(KeyboardInterrupt):
+            session.call("_sleep", {"ms": 120_000})
+        starter.join()
+        for t in echoes:
+            t.join(HANG_GUARD)
+            assert not t.is_alive(), "a reply read before the Ctrl-C never reached its call"
+    finally:
+        wire.removeHandler(handler)
+        wire.setLevel(old_level)
+    assert raised
+    assert results == {i: i for i in range(8)}
+    wait_until(lambda: conn.pending_count() == 0, "the runtime to answer the cancelled call")
+
+
 def test_issue16_blocking_calls_from_threads_with_acalls_and_notices(
     rt: shellport.Runtime, tmp_path: Path, no_slices: None
 ) -> None:

@@ -338,6 +338,9 @@ class Connection:
         # short (a Ctrl-C in a loop's callback): the next reader dispatches
         # them before anything it reads (under _read_lock).
         self._backlog: list[bytes] = []
+        # A reply taken off _pending whose future an exception kept from
+        # being settled (under _read_lock): see _dispatch.
+        self._claimed: tuple[_Pending, dict[str, Any], bytes] | None = None
         self._parked = False  # the reader thread leaves a ready message to a loop a moment
         self._hand_over = False  # a loop saw the transport end: the thread reports it
         self._reader_wake = threading.Condition(self._lock)
@@ -1145,7 +1148,8 @@ class Connection:
                 self._count_dispatched()
         except BaseException:
             # The message the exception cut short goes again: a reply
-            # already claimed is not found twice, one not yet is delivered.
+            # already claimed is settled now and not found twice, one not
+            # yet is delivered.
             self._dispatch_rest(batch[done:])
             raise
         return True
@@ -1154,6 +1158,7 @@ class Connection:
         """Dispatch what an exception left of a batch, quietly; what it cannot, the next reader."""
         done = 0
         try:
+            self._settle_claimed()
             for data in rest:
                 try:
                     self._dispatch(data)
@@ -1164,6 +1169,7 @@ class Connection:
                 done += 1
                 self._count_dispatched()
         finally:
+            self._settle_claimed()
             if done < len(rest):
                 self._backlog = rest[done:] + self._backlog
                 if self._parked:
@@ -1187,12 +1193,22 @@ class Connection:
         pending = self._claim(message)
         if pending is None or pending.future is None:
             return  # an answer nobody waits for any more (cancelled, timed out)
-        try:
-            result = _outcome(pending, message, data)
-        except ShellportError as exc:
-            _settle(pending.future, exception=exc)
-            return
-        _settle(pending.future, result=result)
+        # Claimed and not yet settled: an exception from here (a Ctrl-C
+        # reaching a reader on the main thread) would lose the reply, so
+        # the batch's way out settles it (_settle_claimed). Nothing is
+        # called between the claim and this store.
+        self._claimed = (pending, message, data)
+        _deliver(pending, message, data)
+        self._claimed = None
+
+    def _settle_claimed(self) -> None:
+        """Settle the reply an exception cut short between claim and settle (_read_lock held).
+
+        Settling twice is harmless: a future keeps its first outcome.
+        """
+        claimed, self._claimed = self._claimed, None
+        if claimed is not None:
+            _deliver(*claimed)
 
     def _claim(self, message: dict[str, Any]) -> _Pending | None:
         request_id = message.get("id")
@@ -1371,6 +1387,17 @@ def _settle(
         if not isinstance(exc, concurrent.futures.InvalidStateError):
             raise
         # the waiter gave up (asyncio cancelled it)
+
+
+def _deliver(pending: _Pending, message: dict[str, Any], data: bytes) -> None:
+    """Settle a claimed reply's future with its result or the error it stands for."""
+    assert pending.future is not None
+    try:
+        result = _outcome(pending, message, data)
+    except ShellportError as exc:
+        _settle(pending.future, exception=exc)
+        return
+    _settle(pending.future, result=result)
 
 
 def _needs_thread(future: concurrent.futures.Future[Result] | _LoopFuture | _Waiter) -> bool:

@@ -80,6 +80,11 @@ class StdioTransport(BaseTransport):
         self._read_lock = threading.Lock()
         self._buffer = bytearray()
         self._scanned = 0  # bytes of _buffer known to hold no newline
+        # Lines taken off _buffer and not yet handed over: receive_ready
+        # gathers them here, not in a local, so a KeyboardInterrupt while it
+        # runs (a blocking call reads on the main thread) leaves them for the
+        # next reader instead of losing them.
+        self._lines: list[bytes] = []
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._selector = selectors.DefaultSelector()
@@ -209,7 +214,6 @@ class StdioTransport(BaseTransport):
     def receive_ready(self) -> list[bytes] | None:
         with self._read_lock:
             self.check()
-            out: list[bytes] = []
             while not self._eof:
                 try:
                     chunk = os.read(self._out_fd, _CHUNK)
@@ -224,13 +228,32 @@ class StdioTransport(BaseTransport):
                 self._buffer += chunk
                 if len(chunk) < _CHUNK:
                     break  # the pipe is empty: spare the read that would say so
-            while (line := self._take_line()) is not None:
-                out.append(line)
+            self._take_lines()
+            out, self._lines = self._lines, []  # no call in between: nothing can interrupt
             if not out and self._eof:
                 return None  # receive_many tells how the child ended
             return out
 
+    def _take_lines(self) -> None:
+        """Move every whole line of _buffer to _lines, each the moment it leaves _buffer."""
+        lines = self._lines
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end < 0:
+                self._scanned = len(self._buffer)
+                return
+            line = bytes(self._buffer[:end]).rstrip(b"\r")
+            keep = bool(line.strip())
+            # From the del to the append nothing is called, so no signal
+            # handler runs between them: the line is in one place or the other.
+            del self._buffer[: end + 1]
+            self._scanned = 0
+            if keep:
+                lines.append(line)
+
     def _take_line(self) -> bytes | None:
+        if self._lines:  # left by a receive_ready an exception cut short
+            return self._lines.pop(0)
         while True:
             end = self._buffer.find(b"\n", self._scanned)
             if end < 0:
