@@ -1038,9 +1038,12 @@ class Connection:
         Others: a loop, or blocking calls that read their own replies.
         Watching it too would wake this thread with every reply they take;
         instead it looks every READ_GRACE whether a loop still reads
-        (running, with acalls waiting) or a blocking call leads or has led
-        since the last look, and whether they took what came. A new reason
-        to read (a waiter only it serves) wakes it at once.
+        (running, with acalls waiting) and took what came, or, while only
+        blocking calls read, every RECEIVE_SLICE whether one leads or has
+        led since the last look: a leader runs no callbacks that could keep
+        it from reading, and a long call should not wake this thread fifty
+        times a second. A new reason to read (a waiter only it serves)
+        wakes it at once.
         """
         with self._lock:
             if self._thread_must_read():
@@ -1048,12 +1051,13 @@ class Connection:
             turns = self._turns
             callers_read = self._leader is not None or turns != self._turns_looked
             self._turns_looked = turns
-            if not callers_read and not self._a_loop_reads():
+            loop_reads = self._a_loop_reads()
+            if not callers_read and not loop_reads:
                 return False
             seen = self._dispatched
             self._parked = True
             try:
-                self._reader_wake.wait(READ_GRACE)
+                self._reader_wake.wait(READ_GRACE if loop_reads else RECEIVE_SLICE)
             finally:
                 self._parked = False
             if self._thread_must_read() or self._dispatched != seen or self._turns != turns:
