@@ -4,15 +4,18 @@ Any thread may start a request. Messages are taken off the transport and
 dispatched to their waiters (a reply to its future, whatever kind; a notice
 to its session's queue) by whoever reads: an event loop with ``acall``s
 waiting, which watches the transport's reply descriptor and reads on its own
-thread, or the connection's daemon reader thread, which serves every other
-waiter and leaves messages to a running loop that reads them (issue 16).
-Readers take and dispatch under one lock, so messages are handled in the
-order they came, and an exception in the middle of a batch loses none.
-``Session.call`` waits for its future in short slices, so Ctrl-C gets
-through; over a transport with ``sync_calls`` (the library) the calling
-thread waits in the library for its own reply instead, with the GIL
-released and in the same slices, which saves two thread hand-offs per call
-(issue 16). Either way the reply goes through the same checks
+thread; a blocking call over a transport whose callers read (the process
+transport), which reads on its own thread while no other blocking call does
+(it leads; the others sleep until it dispatches their replies or hands the
+lead on); or the connection's daemon reader thread, which serves every other
+waiter and leaves messages to running loops and leading calls that read them
+(issue 16). Readers take and dispatch under one lock, so messages are
+handled in the order they came, and an exception in the middle of a batch
+loses none. Blocking calls wait in short slices, so Ctrl-C gets through;
+over a transport with ``sync_calls`` (the library) the calling thread waits
+in the library for its own reply instead, with the GIL released and in the
+same slices. Either way a blocking call's reply takes no thread hand-off
+when its own thread reads it, and goes through the same checks
 (``_outcome``), and notices sent ahead of a reply are queued before the
 call returns. If the transport dies, every pending call fails with the
 transport's exception and so does every later request.
@@ -29,6 +32,7 @@ import itertools
 import json
 import os
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -203,13 +207,63 @@ class _Pending:
     def __init__(
         self,
         # None: the caller waits itself (the transport holds its reply)
-        future: concurrent.futures.Future[Result] | _LoopFuture | None,
+        future: concurrent.futures.Future[Result] | _LoopFuture | _Waiter | None,
         method: str,
         size: int,
     ) -> None:
         self.future = future
         self.method = method
         self.size = size
+
+
+class _Waiter:
+    """Where a blocking call's reply goes when its own thread may read it (issue 16).
+
+    Over a transport whose callers read (the process transport), the thread
+    of a blocking call reads and dispatches messages itself while no other
+    blocking call does (it leads); while one does, it sleeps on gate until
+    its reply is dispatched or it is asked to lead (see Connection._wait_led).
+    done, signalled and the gate change under the connection's lock.
+    """
+
+    __slots__ = ("conn", "done", "exception", "gate", "result", "selecting", "signalled")
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.gate = threading.Lock()
+        self.gate.acquire()  # released by signal(): the sleeper's wake-up
+        self.done = False
+        self.result: Result | None = None
+        self.exception: BaseException | None = None
+        self.signalled = False  # the gate is released and nobody has taken it yet
+        self.selecting = False  # leading, and waiting for the descriptor
+
+    def set_result(self, result: Result) -> None:
+        self.result = result
+        self._finish()
+
+    def set_exception(self, exception: BaseException) -> None:
+        self.exception = exception
+        self._finish()
+
+    def _finish(self) -> None:
+        conn = self.conn
+        with conn._lock:
+            self.done = True
+            self.signal()
+            # Another reader took the reply of a caller that waits for the
+            # descriptor (a loop read it, or the reader thread): end that
+            # wait. The leader looks at done after it stops selecting, and
+            # the descriptor stays open while it leads.
+            if self.selecting and conn._wake_w >= 0:
+                with contextlib.suppress(OSError):  # full: readable already
+                    os.write(conn._wake_w, b"!")
+
+    def signal(self) -> None:
+        """Wake the thread sleeping on the gate, now or when it sleeps (lock held)."""
+        if not self.signalled:
+            self.signalled = True
+            self.gate.release()
 
 
 OutputCallback = Callable[[str], Any]
@@ -284,6 +338,9 @@ class Connection:
         # short (a Ctrl-C in a loop's callback): the next reader dispatches
         # them before anything it reads (under _read_lock).
         self._backlog: list[bytes] = []
+        # A reply taken off _pending whose future an exception kept from
+        # being settled (under _read_lock): see _dispatch.
+        self._claimed: tuple[_Pending, dict[str, Any], bytes] | None = None
         self._parked = False  # the reader thread leaves a ready message to a loop a moment
         self._hand_over = False  # a loop saw the transport end: the thread reports it
         self._reader_wake = threading.Condition(self._lock)
@@ -298,6 +355,19 @@ class Connection:
         self._dispatched = 0
         self._behind = 0  # callers waiting on _caught_up
         self._caught_up = threading.Condition(self._lock)
+        # Blocking calls over a transport whose callers read (the process
+        # transport) read their own replies: one at a time leads (reads and
+        # dispatches everything, in order, until its reply is in), the
+        # others sleep until it dispatches theirs or hands the lead on, and
+        # the reader thread stays parked while they read (issue 16).
+        self._leader: _Waiter | None = None
+        self._followers: dict[_Waiter, None] = {}  # sleeping, oldest first
+        self._turns = 0  # leads begun: the reader thread parks while this moves
+        self._turns_looked = 0  # _turns when the reader thread last looked
+        self._lead_fd = -1  # the leader's duplicate of the reply descriptor
+        self._wake_r = self._wake_w = -1  # ends a leader's wait: another took its reply
+        if not self._sync and transport.callers_read:
+            self._open_lead_fds()
         self._reader = threading.Thread(
             target=self._read_loop, name="shellport-reader", daemon=True
         )
@@ -355,10 +425,10 @@ class Connection:
         self,
         method: str,
         params: Params,
-        future: concurrent.futures.Future[Result] | _LoopFuture,
+        future: concurrent.futures.Future[Result] | _LoopFuture | _Waiter,
         live: _LiveOutput | None = None,
     ) -> int:
-        """Send a request whose reply the reader thread gives to future; its id."""
+        """Send a request whose reply whoever reads gives to future; its id."""
         self.check()
         request_id = next(self._ids)
         data = _request(request_id, method, params)
@@ -368,7 +438,7 @@ class Connection:
             self._pending[request_id] = _Pending(future, method, len(data))
             if live is not None:
                 self._live[request_id] = live
-            if self._parked and (type(future) is not _LoopFuture or not future.replies.watching):
+            if self._parked and _needs_thread(future):
                 self._reader_wake.notify()  # only the reader thread is sure to read its reply
         try:
             self._send(data)
@@ -437,7 +507,143 @@ class Connection:
         """Send a request and wait for its result."""
         if self._sync:
             return self._call_sync(method, params, timeout)
+        if self._lead_fd >= 0:
+            return self._call_led(method, params, timeout)
         return self.wait(*self.start(method, params), timeout=timeout)
+
+    def _call_led(self, method: str, params: Params, timeout: float | None) -> Result:
+        """call() whose thread reads the replies itself while no other caller does.
+
+        Ctrl-C or a timeout while waiting cancels the request, as wait()
+        does; the reply goes through the same dispatch as every other.
+        """
+        waiter = _Waiter(self)
+        request_id = self._send_request(method, params, waiter)
+        deadline = None if timeout is None else _monotonic() + timeout
+        try:
+            while True:
+                until = _monotonic() + WAIT_SLICE
+                if deadline is not None and deadline < until:
+                    until = deadline
+                self._wait_led(waiter, until)
+                if waiter.done:
+                    break
+                self.check()
+                if deadline is not None and _monotonic() >= deadline:
+                    raise TransportError(
+                        f"no reply to request {request_id} within {timeout:g} s"
+                    ) from None
+        except (KeyboardInterrupt, TransportError):
+            self.cancel(request_id)
+            raise
+        if waiter.exception is not None:
+            raise waiter.exception
+        assert waiter.result is not None
+        return waiter.result
+
+    def _wait_led(self, waiter: _Waiter, until: float) -> None:
+        """Wait for waiter's reply until the monotonic time until: lead, or sleep while one does."""
+        while True:
+            with self._lock:
+                if waiter.done:
+                    return
+                lead = self._leader is None and self._dead is None
+                if lead:
+                    self._leader = waiter
+                    self._turns += 1
+                else:
+                    self._followers[waiter] = None
+            if lead:
+                try:
+                    self._lead(waiter, until)
+                finally:
+                    self._step_down()
+                return
+            left = until - _monotonic()
+            try:
+                woken = left > 0 and waiter.gate.acquire(True, left)
+            except BaseException:  # Ctrl-C: a lead handed to this thread goes on
+                with self._lock:
+                    self._followers.pop(waiter, None)
+                    if waiter.signalled and self._leader is None:
+                        self._promote()
+                raise
+            with self._lock:
+                if not woken and waiter.signalled:
+                    waiter.gate.acquire(False)  # signalled as the wait ended
+                    woken = True
+                waiter.signalled = False
+                self._followers.pop(waiter, None)
+            if not woken:
+                return  # the slice is over: the caller looks at signals and timeouts
+
+    def _lead(self, waiter: _Waiter, until: float) -> None:
+        """Read and dispatch everything, in order, until waiter's reply is in or until passes.
+
+        The same steps as the reader thread's (_read_ready); a reply taken
+        by another reader meanwhile ends the wait through the wake pipe.
+        """
+        fd, wake = self._lead_fd, self._wake_r
+        while not waiter.done:
+            if self._backlog:  # left by a reader an exception interrupted
+                with self._read_lock:
+                    if not self._dispatch_batch([]):
+                        return
+                continue
+            left = until - _monotonic()
+            if left <= 0:
+                return
+            waiter.selecting = True
+            try:
+                ready = not waiter.done and self.transport.wait_ready(fd, left, wake)
+            except Exception as exc:  # closed under us, mostly: as the reader thread would
+                self._reading_failed(exc)
+                return
+            finally:
+                waiter.selecting = False
+            if waiter.done:  # another reader dispatched it: maybe it woke us
+                with contextlib.suppress(OSError):
+                    os.read(wake, 64)
+                return
+            if ready and not self._read_ready():
+                return
+
+    def _step_down(self) -> None:
+        """End a lead: hand it to a sleeping caller; close the descriptors once dead."""
+        with self._lock:
+            self._leader = None
+            if self._dead is not None:
+                self._close_lead_fds()
+            else:
+                self._promote()
+
+    def _promote(self) -> None:
+        """Ask the longest-sleeping caller still waiting to lead (lock held)."""
+        for follower in self._followers:
+            if not follower.done:
+                del self._followers[follower]
+                follower.signal()
+                return
+
+    def _open_lead_fds(self) -> None:
+        try:
+            fd = self.transport.reply_fd()
+        except Exception:  # none now: blocking calls go through the reader thread
+            return
+        if fd is None:
+            return
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._lead_fd = fd
+
+    def _close_lead_fds(self) -> None:
+        """Close the leader's descriptors (lock held, nobody leading, the connection dead)."""
+        fds = (self._lead_fd, self._wake_r, self._wake_w)
+        self._lead_fd = self._wake_r = self._wake_w = -1
+        for fd in fds:
+            if fd >= 0:
+                os.close(fd)
 
     def _call_sync(self, method: str, params: Params, timeout: float | None) -> Result:
         """call() in the calling thread: the transport holds the reply for us.
@@ -784,19 +990,10 @@ class Connection:
                         continue
                     if self._left_to_a_loop(seen):
                         continue
-                    with self._read_lock:
-                        got = self.transport.receive_ready()
-                        if got is None:  # ended: receive_many says how
-                            got = self.transport.receive_many(0)
-                        if not self._dispatch_batch(got):
-                            return
-                except TransportError as exc:
-                    if not self._stopping:
-                        log.debug("the connection over %s ended: %s", self.transport.name, exc)
-                    self._die(TransportClosed(CLOSED) if self._stopping else exc)
-                    return
+                    if not self._read_ready():
+                        return
                 except Exception as exc:  # the reader must never die silently
-                    self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
+                    self._reading_failed(exc)
                     return
                 except BaseException:  # raised by a callback; what was read is dispatched
                     log.warning("a callback raised while replies were dispatched", exc_info=True)
@@ -804,28 +1001,72 @@ class Connection:
             if fd is not None:
                 os.close(fd)
 
-    def _parked_for_a_loop(self, fd: int) -> bool:
-        """Wait a moment without watching the descriptor while a loop reads (True: it did).
+    def _read_ready(self) -> bool:
+        """Take the messages the transport has now and dispatch them in order; False once dead.
 
-        Watching it too would wake this thread with every reply the loop
-        takes; instead it looks every READ_GRACE whether the loop still
-        reads (running, with acalls waiting) and took what came. A new
-        reason to read (a waiter only it serves) wakes it at once.
+        Whoever reads (the reader thread, a blocking call that leads) has
+        waited for the reply descriptor holding no lock. What is taken goes
+        to the backlog before it is dispatched, so an exception in between
+        (a Ctrl-C reaching a blocking call that reads) loses none of it: the
+        next reader dispatches it. The transport's end, or a failure to
+        read it, ends the connection.
+        """
+        try:
+            with self._read_lock:
+                got = self.transport.receive_ready()
+                if got is None:  # ended: receive_many says how
+                    got = self.transport.receive_many(0)
+                if got:
+                    self._backlog += got
+                return self._dispatch_batch([])
+        except Exception as exc:
+            self._reading_failed(exc)
+            return False
+
+    def _reading_failed(self, exc: Exception) -> None:
+        """End the connection over a reader's failure (the transport's end, mostly)."""
+        if isinstance(exc, TransportError):
+            if not self._stopping:
+                log.debug("the connection over %s ended: %s", self.transport.name, exc)
+            self._die(TransportClosed(CLOSED) if self._stopping else exc)
+        else:
+            self._die(TransportError(f"reading from the runtime failed: {exc!r}"))
+
+    def _parked_for_a_loop(self, fd: int) -> bool:
+        """Wait a moment without watching the descriptor while others read (True: it did).
+
+        Others: a loop, or blocking calls that read their own replies.
+        Watching it too would wake this thread with every reply they take;
+        instead it looks every READ_GRACE whether a loop still reads
+        (running, with acalls waiting) and took what came, or, while only
+        blocking calls read, every RECEIVE_SLICE whether one leads or has
+        led since the last look: a leader runs no callbacks that could keep
+        it from reading, and a long call should not wake this thread fifty
+        times a second. A new reason to read (a waiter only it serves)
+        wakes it at once.
         """
         with self._lock:
-            if self._thread_must_read() or not self._a_loop_reads():
+            if self._thread_must_read():
+                return False
+            turns = self._turns
+            callers_read = self._leader is not None or turns != self._turns_looked
+            self._turns_looked = turns
+            loop_reads = self._a_loop_reads()
+            if not callers_read and not loop_reads:
                 return False
             seen = self._dispatched
             self._parked = True
             try:
-                self._reader_wake.wait(READ_GRACE)
+                self._reader_wake.wait(READ_GRACE if loop_reads else RECEIVE_SLICE)
             finally:
                 self._parked = False
-            if self._thread_must_read() or not self._a_loop_reads() or self._dispatched != seen:
+            if self._thread_must_read() or self._dispatched != seen or self._turns != turns:
                 return True  # look again
-        # The loop took nothing: idle, or not reading after all (busy in a
-        # callback). Whatever is there goes the way below. The look also
-        # keeps a child's stderr drained.
+            if self._leader is None and not self._a_loop_reads():
+                return True  # nobody reads now: the next look watches the descriptor
+        # They took nothing: idle (a long call), or not reading after all
+        # (a loop busy in a callback). Whatever is there goes the way below.
+        # The look also keeps a child's stderr drained.
         return not self.transport.wait_ready(fd, 0)
 
     def _left_to_a_loop(self, seen: int) -> bool:
@@ -839,15 +1080,15 @@ class Connection:
         start(), live output, the notices a blocking call catches up on,
         what an interrupted reader left), to report the transport's end,
         and when nobody else took anything since it began to wait (seen:
-        _dispatched then) and no loop reads: none has acalls waiting, or
-        each such loop is stopped or closed. A loop that reads but took
-        nothing in the moment (busy in a callback, its reader removed) is
-        no reader either.
+        _dispatched then), no blocking call leads and no loop reads: none
+        has acalls waiting, or each such loop is stopped or closed. A loop
+        or a leading call that took nothing in the moment (a loop busy in a
+        callback, its reader removed) is no reader either.
         """
         with self._lock:
             if self._thread_must_read():
                 return False
-            if self._dispatched == seen and not self._a_loop_reads():
+            if self._dispatched == seen and self._leader is None and not self._a_loop_reads():
                 return False
             self._parked = True
             try:
@@ -862,11 +1103,7 @@ class Connection:
         """Whether a waiter only the reader thread serves is pending (lock held)."""
         if self._hand_over or self._stopping or self._backlog or self._behind or self._live:
             return True
-        return any(
-            p.future is not None
-            and (type(p.future) is not _LoopFuture or not p.future.replies.watching)
-            for p in self._pending.values()
-        )
+        return any(p.future is not None and _needs_thread(p.future) for p in self._pending.values())
 
     def _a_loop_reads(self) -> bool:
         """Whether a running loop with acalls waiting watches the descriptor (lock held)."""
@@ -915,7 +1152,8 @@ class Connection:
                 self._count_dispatched()
         except BaseException:
             # The message the exception cut short goes again: a reply
-            # already claimed is not found twice, one not yet is delivered.
+            # already claimed is settled now and not found twice, one not
+            # yet is delivered.
             self._dispatch_rest(batch[done:])
             raise
         return True
@@ -924,6 +1162,7 @@ class Connection:
         """Dispatch what an exception left of a batch, quietly; what it cannot, the next reader."""
         done = 0
         try:
+            self._settle_claimed()
             for data in rest:
                 try:
                     self._dispatch(data)
@@ -934,6 +1173,7 @@ class Connection:
                 done += 1
                 self._count_dispatched()
         finally:
+            self._settle_claimed()
             if done < len(rest):
                 self._backlog = rest[done:] + self._backlog
                 if self._parked:
@@ -957,12 +1197,22 @@ class Connection:
         pending = self._claim(message)
         if pending is None or pending.future is None:
             return  # an answer nobody waits for any more (cancelled, timed out)
-        try:
-            result = _outcome(pending, message, data)
-        except ShellportError as exc:
-            _settle(pending.future, exception=exc)
-            return
-        _settle(pending.future, result=result)
+        # Claimed and not yet settled: an exception from here (a Ctrl-C
+        # reaching a reader on the main thread) would lose the reply, so
+        # the batch's way out settles it (_settle_claimed). Nothing is
+        # called between the claim and this store.
+        self._claimed = (pending, message, data)
+        _deliver(pending, message, data)
+        self._claimed = None
+
+    def _settle_claimed(self) -> None:
+        """Settle the reply an exception cut short between claim and settle (_read_lock held).
+
+        Settling twice is harmless: a future keeps its first outcome.
+        """
+        claimed, self._claimed = self._claimed, None
+        if claimed is not None:
+            _deliver(*claimed)
 
     def _claim(self, message: dict[str, Any]) -> _Pending | None:
         request_id = message.get("id")
@@ -1009,6 +1259,8 @@ class Connection:
                 self._dead = exc
             pending, self._pending = self._pending, {}
             self._caught_up.notify_all()
+            if self._leader is None:
+                self._close_lead_fds()  # else the leader does, as it steps down
         for p in pending.values():
             if p.future is not None:
                 _settle(p.future, exception=_copy(exc))
@@ -1123,20 +1375,47 @@ def _outcome(pending: _Pending, message: dict[str, Any], data: bytes) -> Result:
 
 
 def _settle(
-    future: concurrent.futures.Future[Result] | _LoopFuture,
+    future: concurrent.futures.Future[Result] | _LoopFuture | _Waiter,
     *,
     result: Result | None = None,
     exception: BaseException | None = None,
 ) -> None:
-    import concurrent.futures
-
     try:
         if exception is not None:
             future.set_exception(exception)
         else:
             future.set_result(result if result is not None else {})
-    except concurrent.futures.InvalidStateError:
-        pass  # the waiter gave up (asyncio cancelled it)
+    except Exception as exc:
+        import concurrent.futures  # loaded already: only its futures raise this
+
+        if not isinstance(exc, concurrent.futures.InvalidStateError):
+            raise
+        # the waiter gave up (asyncio cancelled it)
+
+
+def _deliver(pending: _Pending, message: dict[str, Any], data: bytes) -> None:
+    """Settle a claimed reply's future with its result or the error it stands for."""
+    assert pending.future is not None
+    try:
+        result = _outcome(pending, message, data)
+    except ShellportError as exc:
+        _settle(pending.future, exception=exc)
+        return
+    _settle(pending.future, result=result)
+
+
+def _needs_thread(future: concurrent.futures.Future[Result] | _LoopFuture | _Waiter) -> bool:
+    """Whether only the reader thread is sure to read the reply future waits for.
+
+    A loop that watches the descriptor reads its own; a blocking call that
+    reads (a _Waiter) reads its own or is served by the one that leads.
+    """
+    if type(future) is _LoopFuture:
+        return not future.replies.watching
+    return type(future) is not _Waiter
+
+
+_monotonic = time.monotonic
 
 
 def _copy(exc: TransportError) -> TransportError:

@@ -225,15 +225,24 @@ class BaseTransport:
         """
         return None
 
-    def wait_ready(self, fd: int, timeout: float) -> bool:
+    #: True when wait_ready takes wake: a blocking call over this transport
+    #: then reads the replies itself (the connection's leader) instead of
+    #: waiting for the reader thread to hand its reply over (issue 16).
+    callers_read: bool = False
+
+    def wait_ready(self, fd: int, timeout: float, wake: int = -1) -> bool:
         """Wait up to timeout seconds for fd (from reply_fd) to be readable.
 
-        The reader thread waits here; a transport with more to watch (a
+        The reader thread and a blocking call that reads its own reply wait
+        here; the latter also passes wake, a descriptor that ends the wait
+        when it is readable (the call's reply was taken by another reader).
+        True when fd or wake is readable. A transport with more to watch (a
         child's stderr) overrides it.
         """
         import select
 
-        return bool(select.select([fd], [], [], timeout)[0])
+        watched = [fd] if wake < 0 else [fd, wake]
+        return bool(select.select(watched, [], [], timeout)[0])
 
     def receive_ready(self) -> list[bytes] | None:
         """The messages there now, without waiting ([] if none).

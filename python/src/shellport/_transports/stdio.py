@@ -70,12 +70,21 @@ class StdioTransport(BaseTransport):
         self._out_fd = self._proc.stdout.fileno()
         self._err_fd = self._proc.stderr.fileno()
         # Our end of the pipe only: an event loop reads what is there
-        # without waiting (receive_ready).
+        # without waiting (receive_ready). Stderr too: two readers (the
+        # reader thread, a blocking call that reads) may both see it ready,
+        # and the second must find it empty, not wait on it holding the
+        # read lock.
         os.set_blocking(self._out_fd, False)
+        os.set_blocking(self._err_fd, False)
         self._send_lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._buffer = bytearray()
         self._scanned = 0  # bytes of _buffer known to hold no newline
+        # Lines taken off _buffer and not yet handed over: receive_ready
+        # gathers them here, not in a local, so a KeyboardInterrupt while it
+        # runs (a blocking call reads on the main thread) leaves them for the
+        # next reader instead of losing them.
+        self._lines: list[bytes] = []
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._selector = selectors.DefaultSelector()
@@ -168,13 +177,21 @@ class StdioTransport(BaseTransport):
             self.check()
             return os.dup(self._out_fd)
 
-    def wait_ready(self, fd: int, timeout: float) -> bool:
-        # The reader thread also keeps the child's stderr drained, so a
-        # child that writes much there never blocks on it; it holds no
-        # lock while it waits, so an event loop reads replies meanwhile.
+    callers_read = True
+
+    def wait_ready(self, fd: int, timeout: float, wake: int = -1) -> bool:
+        # Whoever waits here (the reader thread, a blocking call reading its
+        # own reply) also keeps the child's stderr drained, so a child that
+        # writes much there never blocks on it; it holds no lock while it
+        # waits, so an event loop reads replies meanwhile.
         err = self._err_fd if self._err_open and not self.closed else -1
+        watched = [fd]
+        if err >= 0:
+            watched.append(err)
+        if wake >= 0:
+            watched.append(wake)
         try:
-            ready = select.select([fd] if err < 0 else [fd, err], [], [], timeout)[0]
+            ready = select.select(watched, [], [], timeout)[0]
         except (OSError, ValueError):
             self.check()  # closed under us
             raise
@@ -182,20 +199,21 @@ class StdioTransport(BaseTransport):
             with self._read_lock:
                 if self._err_open and not self.closed:
                     try:
-                        chunk = os.read(err, _CHUNK)
+                        chunk: bytes | None = os.read(err, _CHUNK)
+                    except BlockingIOError:
+                        chunk = None  # another reader took it first
                     except OSError:
                         chunk = b""  # a broken stderr ends like a closed one
                     if chunk:
                         self._keep_stderr(chunk)
-                    else:
+                    elif chunk is not None:
                         self._err_open = False
                         self._selector.unregister(err)
-        return fd in ready
+        return fd in ready or (wake >= 0 and wake in ready)
 
     def receive_ready(self) -> list[bytes] | None:
         with self._read_lock:
             self.check()
-            out: list[bytes] = []
             while not self._eof:
                 try:
                     chunk = os.read(self._out_fd, _CHUNK)
@@ -210,13 +228,32 @@ class StdioTransport(BaseTransport):
                 self._buffer += chunk
                 if len(chunk) < _CHUNK:
                     break  # the pipe is empty: spare the read that would say so
-            while (line := self._take_line()) is not None:
-                out.append(line)
+            self._take_lines()
+            out, self._lines = self._lines, []  # no call in between: nothing can interrupt
             if not out and self._eof:
                 return None  # receive_many tells how the child ended
             return out
 
+    def _take_lines(self) -> None:
+        """Move every whole line of _buffer to _lines, each the moment it leaves _buffer."""
+        lines = self._lines
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end < 0:
+                self._scanned = len(self._buffer)
+                return
+            line = bytes(self._buffer[:end]).rstrip(b"\r")
+            keep = bool(line.strip())
+            # From the del to the append nothing is called, so no signal
+            # handler runs between them: the line is in one place or the other.
+            del self._buffer[: end + 1]
+            self._scanned = 0
+            if keep:
+                lines.append(line)
+
     def _take_line(self) -> bytes | None:
+        if self._lines:  # left by a receive_ready an exception cut short
+            return self._lines.pop(0)
         while True:
             end = self._buffer.find(b"\n", self._scanned)
             if end < 0:
@@ -239,7 +276,7 @@ class StdioTransport(BaseTransport):
         while self._err_open and select.select([self._err_fd], [], [], 0)[0]:
             try:
                 chunk = os.read(self._err_fd, _CHUNK)
-            except OSError:
+            except OSError:  # BlockingIOError too: another reader took it first
                 return
             if not chunk:
                 self._err_open = False
