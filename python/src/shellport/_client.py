@@ -981,6 +981,7 @@ class Connection:
                         with self._read_lock:
                             if not self._dispatch_batch([]):
                                 return
+                    self._forget_closed_loops()
                     if self._parked_for_a_loop(fd):
                         continue
                     # Waiting here also keeps what only this thread reads
@@ -1000,6 +1001,24 @@ class Connection:
         finally:
             if fd is not None:
                 os.close(fd)
+
+    def _forget_closed_loops(self) -> None:
+        """Drop the readers of loops that have closed, and close their descriptors.
+
+        A loop's reader is otherwise let go when the loop object is
+        collected, which a reference cycle can put off until the garbage
+        collector runs, holding a descriptor meanwhile (asyncio.run makes
+        and closes a loop per call). A closed loop never runs again, and its
+        selector, where the descriptor was registered, is closed with it.
+        """
+        with self._lock:
+            closed = [(loop, r) for loop, r in self._loops.items() if loop.is_closed()]
+            for loop, _ in closed:
+                del self._loops[loop]
+        for _, reader in closed:
+            with reader.lock:
+                reader.watching = False
+                reader.release()
 
     def _read_ready(self) -> bool:
         """Take the messages the transport has now and dispatch them in order; False once dead.
