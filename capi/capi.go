@@ -72,6 +72,18 @@ var parkWaitersInKernel atomic.Bool
 
 func init() { parkWaitersInKernel.Store(true) }
 
+// goBytes copies a C string into Go memory once. []byte(C.GoString(s))
+// copies it twice, and a request is copied on every call (issue 16): the
+// string is new and nothing else refers to it, so its bytes can be the
+// slice's.
+func goBytes(s *C.char) []byte {
+	str := C.GoString(s)
+	if str == "" {
+		return []byte{} // as before: empty, not nil
+	}
+	return unsafe.Slice(unsafe.StringData(str), len(str))
+}
+
 func lookup(h C.longlong) *inproc.Conn {
 	handlesMu.Lock()
 	defer handlesMu.Unlock()
@@ -159,7 +171,7 @@ func shellport_send(h C.longlong, msg *C.char) (rc C.int) {
 	if conn == nil || msg == nil {
 		return -1
 	}
-	if conn.Send([]byte(C.GoString(msg))) != nil {
+	if conn.Send(goBytes(msg)) != nil {
 		return -1
 	}
 	return 0
@@ -234,7 +246,7 @@ func shellport_call(h C.longlong, request *C.char) (out *C.char) {
 	if request == nil {
 		return errorReply(rpc.CodeInvalidRequest, "shellport_call: request is NULL")
 	}
-	reply, err := conn.Call([]byte(C.GoString(request)))
+	reply, err := conn.Call(goBytes(request))
 	if err != nil {
 		return errorReply(rpc.CodeShutDown, "shellport_call: %v", err)
 	}
@@ -261,7 +273,7 @@ func shellport_start(h C.longlong, request *C.char) (t C.longlong) {
 	if conn == nil || request == nil {
 		return -1
 	}
-	id, err := conn.Start([]byte(C.GoString(request)))
+	id, err := conn.Start(goBytes(request))
 	if err != nil {
 		return -1
 	}
@@ -327,7 +339,7 @@ func shellport_start_wait(h C.longlong, request *C.char, timeoutMs C.int, ticket
 		return nil
 	}
 	timeout := time.Duration(max(0, min(int(timeoutMs), 60_000))) * time.Millisecond
-	id, reply, n, err := conn.StartWait([]byte(C.GoString(request)), timeout)
+	id, reply, n, err := conn.StartWait(goBytes(request), timeout)
 	if id == 0 && err != nil {
 		*ticket = -1 // nothing was sent: the connection is closed
 		return nil

@@ -88,8 +88,6 @@ class _LoopReader:
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, fd: int | None) -> None:
-        import asyncio
-
         # Weakly: the connection keeps readers by loop in a weak mapping,
         # and a reader that held its loop would keep both (and the
         # descriptor) for the connection's life, one per loop that ever
@@ -97,7 +95,11 @@ class _LoopReader:
         self._loop = weakref.ref(loop)
         self.lock = threading.Lock()
         self.ready: list[tuple[asyncio.Future[Result], Result | None, BaseException | None]] = []
-        self.running_loop = asyncio._get_running_loop
+        # The thread dispatching in this loop's own _on_ready now (its
+        # thread, the loop running), else None: put settles directly there.
+        # Asking asyncio for the running loop instead costs a getpid system
+        # call per reply on Python 3.11 and older (issue 16).
+        self.dispatching: int | None = None
         self.fd = fd
         self.waiting = 0  # acalls of this loop awaiting a reply
         self.watching = False  # fd is registered with the loop
@@ -129,7 +131,7 @@ class _LoopReader:
         loop = self.loop
         if loop is None or loop.is_closed():
             return  # nobody can await it any more; holding it would keep the loop
-        if self.running_loop() is loop:
+        if self.dispatching == _get_ident():
             # Read on the loop's own thread: settle it here, after any
             # reply another reader handed over before it (still queued
             # while the loop was not running), so none overtakes another.
@@ -821,7 +823,11 @@ class Connection:
             except Exception:
                 batch = None
             if batch is not None:
-                self._dispatch_batch(batch)
+                reader.dispatching = _get_ident()
+                try:
+                    self._dispatch_batch(batch)
+                finally:
+                    reader.dispatching = None
                 return
         # The transport has ended: stop watching (it stays readable) and
         # let the reader thread find out how and fail every call.
@@ -1435,6 +1441,7 @@ def _needs_thread(future: concurrent.futures.Future[Result] | _LoopFuture | _Wai
 
 
 _monotonic = time.monotonic
+_get_ident = threading.get_ident
 
 
 def _copy(exc: TransportError) -> TransportError:

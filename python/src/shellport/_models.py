@@ -114,7 +114,11 @@ def present_params(
 
 
 def parse_tool_result(result: Mapping[str, Any]) -> ToolResult:
-    """Turn a tools/call result object into a ToolResult."""
+    """Turn a tools/call result object into a ToolResult.
+
+    A plain dict becomes raw itself, not a copy: every caller passes one
+    just decoded from the wire that nothing else holds (issue 16).
+    """
     content = result.get("content")
     if not isinstance(content, list):
         raise ProtocolError(f"a tools/call result has no content list: {dict(result)!r:.200}")
@@ -143,7 +147,7 @@ def parse_tool_result(result: Mapping[str, Any]) -> ToolResult:
         meta=dict(structured) if isinstance(structured, dict) else {},
         presentation=dict(presentation) if isinstance(presentation, dict) else {},
         content=list(content),
-        raw=dict(result),
+        raw=result if type(result) is dict else dict(result),
     )
     return made
 

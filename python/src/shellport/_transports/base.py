@@ -106,6 +106,22 @@ def encode_string(text: str) -> bytes:
         return _encode_ascii(text).encode("ascii")
 
 
+# This process's id, kept current by the fork hook below: check() runs
+# several times per call, and os.getpid() is a system call each time (glibc
+# keeps no copy), a few microseconds of every acall (issue 16). Every way
+# CPython lets Python code run in a forked child (os.fork, os.forkpty,
+# multiprocessing, subprocess's preexec_fn) runs after-fork hooks first.
+_pid = os.getpid()
+
+
+def _refresh_pid() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_refresh_pid)
+
+
 class BaseTransport:
     """One connection to a runtime, carrying whole messages.
 
@@ -135,18 +151,18 @@ class BaseTransport:
     _owner_pid: int | None = None
 
     def __init__(self) -> None:
-        self._owner_pid = os.getpid()
+        self._owner_pid = _pid
         self.closed = False
 
     def _bind(self) -> None:
         """Tie this transport to the current process, if nothing has yet."""
         if self._owner_pid is None:
-            self._owner_pid = os.getpid()
+            self._owner_pid = _pid
 
     @property
     def forked(self) -> bool:
         """True in a process forked after this transport was opened."""
-        return self._owner_pid is not None and self._owner_pid != os.getpid()
+        return self._owner_pid is not None and self._owner_pid != _pid
 
     def check(self) -> None:
         """Raise TransportClosed if this process can no longer use the transport.
@@ -155,7 +171,7 @@ class BaseTransport:
         does not exist in the child.
         """
         owner = self._owner_pid
-        if owner is not None and owner != os.getpid():
+        if owner is not None and owner != _pid:
             raise TransportClosed(FORKED.format(owner=owner, pid=os.getpid(), why=self.fork_reason))
         if self.closed:
             raise TransportClosed(CLOSED)

@@ -178,7 +178,8 @@ class CDLLTransport(BaseTransport):
         return self._lib.version()
 
     def send(self, message: Message) -> None:
-        data = encode(message)
+        # The connection sends requests encoded already (bytes).
+        data = message if type(message) is bytes else encode(message)
         if b"\0" in data:
             raise ProtocolError("a message for the C ABI cannot contain a raw NUL byte")
         self.check()
