@@ -15,12 +15,13 @@ import (
 // effective, saved, file system), the supplementary groups, the
 // inheritable, bounding and ambient capabilities (exec derives the others
 // from them and the ids), no_new_privs, the seccomp mode and filters, the CPUs and
-// memory nodes allowed, and the resource limits. A spare took them when it
+// memory nodes allowed, the cgroups and the resource limits. A spare took them when it
 // was exec'd; a host that changed them since (a Python host may: os.umask,
 // os.setgroups, resource.setrlimit, a sandbox of its own) must not get them
 // from it (issue 16).
 type inherited struct {
 	status string // the fields of statusFields, one a line, as written there
+	cgroup string // /proc/.../cgroup
 	limits [rlimitCount]unix.Rlimit
 }
 
@@ -34,19 +35,24 @@ var statusFields = []string{"Umask", "Uid", "Gid", "Groups", "NoNewPrivs", "Secc
 const rlimitCount = 16
 
 // readInherited reads what pid's process would give a child: its status
-// (umask, ids, groups) and its limits. pid 0 is the calling thread, whose
+// (umask, ids, groups, ...), its cgroups and its limits. pid 0 is the calling thread, whose
 // status is read through /proc/thread-self (ids are per thread): no
 // umask() set-and-restore, which would give a file another thread creates
 // meanwhile the wrong mode. ok is false when something could not be read.
 func readInherited(pid int) (in inherited, ok bool) {
-	path := "/proc/thread-self/status"
+	dir := "/proc/thread-self/"
 	if pid != 0 {
-		path = "/proc/" + strconv.Itoa(pid) + "/status"
+		dir = "/proc/" + strconv.Itoa(pid) + "/"
 	}
-	status, err := os.ReadFile(path)
+	status, err := os.ReadFile(dir + "status")
 	if err != nil {
 		return in, false
 	}
+	cgroup, err := os.ReadFile(dir + "cgroup")
+	if err != nil {
+		return in, false
+	}
+	in.cgroup = string(cgroup)
 	var b []byte
 	for _, name := range statusFields {
 		i := bytes.Index(status, []byte("\n"+name+":"))
