@@ -177,14 +177,3 @@ func mean(d []time.Duration) time.Duration {
 	}
 	return sum / time.Duration(len(d))
 }
-
-// BenchmarkClaimCheck is what a claim costs without UseSpares (issue 16):
-// reading what this process would give a supervisor exec'd now, to
-// compare with what the spare took.
-func BenchmarkClaimCheck(b *testing.B) {
-	for b.Loop() {
-		if !spawnhelper.ReadHostInherited() {
-			b.Fatal("cannot read this thread's status, cgroups or limits")
-		}
-	}
-}

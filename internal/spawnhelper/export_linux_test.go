@@ -17,10 +17,3 @@ func EncodeSpec(s Spec, scanAll bool) ([]byte, int, bool) {
 	msg, files, ok := encodeSpec(s, scanAll)
 	return msg, len(files), ok
 }
-
-// ReadHostInherited reads what this thread would give a supervisor exec'd
-// now, as a claim without UseSpares does.
-func ReadHostInherited() bool {
-	_, ok := readInherited(0)
-	return ok
-}

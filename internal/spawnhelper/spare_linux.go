@@ -43,13 +43,6 @@ type spare struct {
 	proc   *child
 	report *os.File // the read end of its report pipe
 	sock   int      // this side of the spec socket
-	// inherited is what the spare took from this process when it was
-	// exec'd, read from the spare itself; checked against this process's
-	// own at the claim unless UseSpares said they do not change. ok is
-	// false when it could not be read: the spare is then never used
-	// without UseSpares.
-	inherited inherited
-	ok        bool
 }
 
 // NewSpares returns a pool of spares of helper. It starts none: the first
@@ -72,12 +65,6 @@ func (p *Spares) Start(ctx context.Context, s Spec) (*Process, error) {
 	sp := p.claim(ctx)
 	if sp == nil {
 		return Start(ctx, s)
-	}
-	if !sparesInUse.Load() {
-		if host, ok := readInherited(0); !ok || !sp.ok || !sp.inherited.fits(host) {
-			sp.discard()
-			return Start(ctx, s)
-		}
 	}
 	proc, err, sent := sp.start(ctx, s)
 	if !sent {
@@ -154,10 +141,6 @@ func (p *Spares) refill() {
 	go func() {
 		defer p.fills.Done()
 		sp, err := startSpare(p.helper)
-		if err == nil && !sparesInUse.Load() {
-			// Read while the spare waits, off any spawn's path.
-			sp.inherited, sp.ok = readInherited(sp.proc.Pid)
-		}
 		p.mu.Lock()
 		p.filled = nil
 		if err == nil && !p.closed {
@@ -225,11 +208,10 @@ var sparesInUse atomic.Bool
 // limits do not change while it runs, so that a supervisor exec'd ahead of
 // need starts its program as one exec'd for it would. The shellport
 // executable says so: its process is the runtime's own, and the runtime
-// changes none of them. Without it (a library host may change them between
-// calls) a spare is claimed only when what it inherited, read from the
-// spare when it was started, equals what this process would give a
-// supervisor exec'd now (the calling thread's status and 16 prlimit calls,
-// about 35 µs); otherwise it is killed and one is exec'd for the program.
+// changes none of them. A library host may change them between calls, and
+// checking them at every claim (a read of /proc/self/status and 16
+// prlimit calls) cost a Python host about as much as a spare saved, so
+// there every supervisor is exec'd for its program.
 func UseSpares() { sparesInUse.Store(true) }
 
 // SparesInUse reports whether UseSpares was called.

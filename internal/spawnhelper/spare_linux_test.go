@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -366,96 +365,4 @@ func TestSpareStartsOnATerminal(t *testing.T) {
 	if st, err := p.Wait(); err != nil || !st.Success() {
 		t.Fatalf("status %v %v", st, err)
 	}
-}
-
-// TestSpareTakesTheHostsChanges: outside the shellport executable (no
-// UseSpares, as in this test binary and the library) a host may change its
-// umask or a limit after a spare was exec'd; the program must start with
-// the host's values at its start, as under a supervisor exec'd for it, not
-// with those the spare took. Not parallel: it changes this process's umask.
-func TestSpareTakesTheHostsChanges(t *testing.T) {
-	if spawnhelper.SparesInUse() {
-		t.Skip("UseSpares was called: the host's values are declared steady")
-	}
-	// report starts the program through sp and returns what it printed
-	// and whether its supervisor was the spare ready before.
-	report := func(sp *spawnhelper.Spares, helper string) (string, bool) {
-		t.Helper()
-		eventually(t, "a spare ready", func() bool { return sp.SparePid() != 0 })
-		ready := sp.SparePid()
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		p, err := sp.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "/bin/sh",
-			Args: []string{"sh", "-c", "umask; ulimit -S -c"}, Dir: "/", Stdout: w})
-		w.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _ := io.ReadAll(r)
-		claimed := p.SupervisorPid() == ready
-		if st, err := p.Wait(); err != nil || !st.Success() {
-			t.Fatalf("%v %v", st, err)
-		}
-		return strings.Join(strings.Fields(string(out)), " "), claimed
-	}
-	var core unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_CORE, &core); err != nil {
-		t.Fatal(err)
-	}
-	if core.Max == 0 {
-		t.Skip("the hard core size limit is 0: no other soft limit to set")
-	}
-	t.Cleanup(func() { _ = unix.Setrlimit(unix.RLIMIT_CORE, &core) })
-	changed := unix.Rlimit{Cur: 0, Max: core.Max}
-	if core.Cur == 0 {
-		changed.Cur = core.Max
-	}
-	// Go raises its soft limit on open files to the hard one minus one;
-	// while it is so no spare is claimed (see inherited.fits): set it.
-	var nofile unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &nofile); err != nil {
-		t.Fatal(err)
-	}
-	if nofile.Cur+1 == nofile.Max {
-		t.Cleanup(func() { _ = syscall.Setrlimit(unix.RLIMIT_NOFILE, (*syscall.Rlimit)(&nofile)) })
-		if err := syscall.Setrlimit(unix.RLIMIT_NOFILE, &syscall.Rlimit{Cur: nofile.Max, Max: nofile.Max}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	old := syscall.Umask(0o022)
-	t.Cleanup(func() { syscall.Umask(old) })
-
-	sp, helper := readySpares(t)
-	if got, claimed := report(sp, helper); got != "0022 "+softCore(core) || !claimed {
-		t.Fatalf("nothing changed: the program has %q (spare claimed: %v)", got, claimed)
-	}
-	// Each change comes once the next spare is ready: it was exec'd before.
-	eventually(t, "a spare ready", func() bool { return sp.SparePid() != 0 })
-	syscall.Umask(0o077)
-	if got, claimed := report(sp, helper); got != "0077 "+softCore(core) || claimed {
-		t.Errorf("umask changed to 077 after the spare started: the program has %q (spare claimed: %v)", got, claimed)
-	}
-	eventually(t, "a spare ready", func() bool { return sp.SparePid() != 0 })
-	if err := unix.Setrlimit(unix.RLIMIT_CORE, &changed); err != nil {
-		t.Fatal(err)
-	}
-	want := "0077 " + softCore(changed)
-	if got, claimed := report(sp, helper); got != want || claimed {
-		t.Errorf("soft core limit set to %d after the spare started: the program has %q, want %q (spare claimed: %v)", changed.Cur, got, want, claimed)
-	}
-	// Nothing changed since the spare now ready started: it is used.
-	if got, claimed := report(sp, helper); got != want || !claimed {
-		t.Errorf("nothing changed: the program has %q (spare claimed: %v)", got, claimed)
-	}
-}
-
-// softCore is how sh's ulimit prints a soft core size limit.
-func softCore(l unix.Rlimit) string {
-	if l.Cur == unix.RLIM_INFINITY {
-		return "unlimited"
-	}
-	return strconv.FormatUint(l.Cur/1024, 10)
 }

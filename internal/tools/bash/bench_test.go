@@ -150,8 +150,9 @@ func BenchmarkSandboxedVsPlain(b *testing.B) {
 }
 
 // BenchmarkTrueSpareVsExec alternates blocks of 20 one-shot `true` calls
-// through two bash tools, one keeping a spare supervisor (issue 16) and
-// one exec'ing a supervisor per command, calls back to back
+// through two bash tools, one keeping a spare supervisor (as in the
+// shellport executable, issue 16) and one exec'ing a supervisor per
+// command (as in the library), calls back to back
 // as a caller makes them, and reports both medians.
 func BenchmarkTrueSpareVsExec(b *testing.B) {
 	helper := testkit.SpawnHelper(b)
@@ -160,7 +161,6 @@ func BenchmarkTrueSpareVsExec(b *testing.B) {
 	bash.WithSpares(spare)
 	execd := bash.New(tools.Host{SpillDir: b.TempDir()}, bash.Config{SpawnHelper: helper})
 	defer execd[0].(tools.Closer).Close()
-	bash.WithoutSpares(execd)
 	c := &tools.Call{ID: "b", Session: tools.Session{ID: "s", Key: "s", Cwd: b.TempDir()},
 		Arguments: json.RawMessage(`{"command":"true","description":"Do nothing"}`)}
 	var times [2][]time.Duration

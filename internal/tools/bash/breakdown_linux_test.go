@@ -26,7 +26,8 @@ import (
 // output pipes (what subprocess.run does), a supervisor exec'd for bash
 // with the same pipes read to their end, the same through a spare, and the
 // whole tool call both ways (the tool's own work on top: the output files
-// or pipes, the environment, the result).
+// or pipes, the environment, the result). The library's tool has no spare
+// (spawnhelper.UseSpares); the executable's has one.
 func BenchmarkOneShotBreakdown(b *testing.B) {
 	helper := testkit.SpawnHelper(b)
 	bashPath, err := exec.LookPath("bash")
@@ -41,7 +42,6 @@ func BenchmarkOneShotBreakdown(b *testing.B) {
 	bash.WithSpares(withSpare)
 	execd := bash.New(tools.Host{SpillDir: b.TempDir()}, bash.Config{SpawnHelper: helper})
 	defer execd[0].(tools.Closer).Close()
-	bash.WithoutSpares(execd)
 	call := &tools.Call{ID: "b", Session: tools.Session{ID: "s", Key: "s", Cwd: dir},
 		Arguments: json.RawMessage(`{"command":"true","description":"Do nothing"}`)}
 	supervised := func(start func(context.Context, spawnhelper.Spec) (*spawnhelper.Process, error)) func() {

@@ -24,11 +24,9 @@ type executor struct {
 	shellMu   sync.Mutex
 	shellPath string // resolved once, on first use
 	bufs      bufPool
-	// spares is the supervisor started ahead of the next command (Linux),
-	// killed by close. Outside the shellport executable
-	// (spawnhelper.UseSpares) it is claimed only while the host's umask,
-	// ids, groups and limits are what the spare took; else a supervisor is
-	// exec'd for the command.
+	// spares is the supervisor started ahead of the next command (Linux,
+	// in the shellport executable: spawnhelper.UseSpares), killed by
+	// close; nil: every command's supervisor is exec'd for it.
 	spares *spawnhelper.Spares
 
 	mu      sync.Mutex
@@ -49,10 +47,14 @@ type executor struct {
 
 func newExecutor(host tools.Host, cfg Config) *executor {
 	set := newSettings(host, cfg)
+	var spares *spawnhelper.Spares
+	if spawnhelper.SparesInUse() {
+		spares = spawnhelper.NewSpares(set.spawnHelper)
+	}
 	return &executor{
 		host:   host,
 		set:    set,
-		spares: spawnhelper.NewSpares(set.spawnHelper),
+		spares: spares,
 		tasks:  make(map[string]*task),
 		live:   make(map[*group]struct{}),
 
