@@ -194,36 +194,6 @@ async def test_issue16_acall_replies_are_read_on_the_loop(
     assert readers.get(threading.get_ident(), 0) > 0, readers
 
 
-def test_issue16_blocking_calls_and_acalls_share_a_runtime(
-    rt: shellport.Runtime, tmp_path: Path
-) -> None:
-    """Issue 16: blocking calls on threads and acalls on a loop, with notices, at once."""
-    blocking = [rt.session(tmp_path) for _ in range(4)]
-    looping = [rt.session(tmp_path) for _ in range(4)]
-
-    def block(i: int) -> None:
-        s = blocking[i]
-        for n in range(25):
-            s.call("_notify", {"text": f"b{i}-{n}"})
-            assert s.notices() == [f"b{i}-{n}"]  # the notice came before the reply
-            assert json.loads(s.call("_echo", {"n": n}).text) == {"n": n}
-
-    async def loop_calls() -> None:
-        async def one(s: shellport.Session, i: int) -> None:
-            for n in range(25):
-                await s.acall("_notify", {"text": f"a{i}-{n}"})
-                assert s.notices() == [f"a{i}-{n}"]
-                assert json.loads((await s.acall("_echo", {"n": n})).text) == {"n": n}
-
-        await asyncio.gather(*(one(s, i) for i, s in enumerate(looping)))
-
-    with ThreadPoolExecutor(max_workers=5) as pool:
-        futures = [pool.submit(block, i) for i in range(4)]
-        futures.append(pool.submit(asyncio.run, loop_calls()))
-        for f in futures:
-            f.result(timeout=300)  # a hang guard
-
-
 def test_issue16_a_loop_closed_with_acalls_pending(transport: str, tmp_path: Path) -> None:
     """Issue 16: a loop closed with acalls still waiting leaves the runtime usable, no fd behind."""
     with shellport.Runtime(CONFIG, transport) as warm:  # the library's own lasting descriptors
