@@ -1,7 +1,8 @@
 //go:build linux
 
 // Package rawio reads and writes descriptors that never block without
-// telling the Go scheduler (issue 16).
+// telling the Go scheduler, and parks goroutines in the Go poller on a
+// Bell (issue 16).
 //
 // A system call through package syscall marks its thread as in a system
 // call, so that the scheduler can hand the thread's P on if the call

@@ -4,8 +4,10 @@ package rawio_test
 
 import (
 	"errors"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -44,4 +46,51 @@ func TestNonBlockingPipe(t *testing.T) {
 	if n, err := rawio.Read(r, buf); n != 0 || err != nil {
 		t.Fatalf("read at the end: %d, %v, want 0 and no error", n, err)
 	}
+}
+
+// conditionFunc is a func as a wait's condition.
+type conditionFunc func() bool
+
+func (f conditionFunc) Holds() bool { return f() }
+
+// Issue 16: a wait returns at the ring that makes its condition true,
+// checks again after a stale ring instead of returning, and gives up at
+// its deadline; a closed bell ends a wait and takes rings harmlessly.
+func TestBellWaitsForItsCondition(t *testing.T) {
+	b := rawio.NewBell("test-bell")
+	if b == nil {
+		t.Skip("no bell on this platform (Linux's eventfd)")
+	}
+	b.Ring() // stale: from a wait that already ended
+	var ready atomic.Bool
+	go func() {
+		time.Sleep(20 * time.Millisecond) // the wait must not return before this
+		ready.Store(true)
+		b.Ring()
+	}()
+	b.Wait(time.Now().Add(time.Minute), conditionFunc(ready.Load)) // a hang guard
+	if !ready.Load() {
+		t.Fatal("the wait returned before its condition held")
+	}
+
+	// A wait that never gives up hangs here, which the test binary's own
+	// timeout reports; one that gives up early is caught below. No bound
+	// on how late it returns: on a loaded machine that is the scheduler's.
+	deadline := time.Now().Add(50 * time.Millisecond)
+	b.Wait(deadline, conditionFunc(func() bool { return false }))
+	if time.Now().Before(deadline) {
+		t.Fatal("the wait gave up before its deadline")
+	}
+
+	done := make(chan struct{})
+	go func() {
+		b.Wait(time.Time{}, conditionFunc(func() bool { return false }))
+		close(done)
+	}()
+	time.Sleep(20 * time.Millisecond) // lets it park; the test holds without it too
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-done // a wait that a close does not end hangs here
+	b.Ring()
 }

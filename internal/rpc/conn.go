@@ -9,6 +9,9 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/shellport/shellport/internal/rawio"
 )
 
 // CancelMethod is the notification that cancels an in-flight request.
@@ -74,7 +77,7 @@ type Server struct {
 	quitting atomic.Bool   // set just before quit is closed
 	quitMu   sync.Once
 	// bells is set by the first DeliverThenWait: workers started from then
-	// on wait for their jobs in the Go poller (see bell), and a delivery
+	// on wait for their jobs in the Go poller (rawio.Bell), and a delivery
 	// that hands them a job to start at once yields to let a thread poll.
 	// Only the stdio carrier calls DeliverThenWait; the in-process one,
 	// whose deliveries run on a cgo caller's locked thread, where a yield
@@ -87,12 +90,16 @@ type worker struct {
 	next chan func() // buffered: the job spawn hands over
 	// bell, when not nil, is what the idle worker waits on instead of a
 	// receive from next: spawn puts the job in next, which wakes nobody,
-	// then rings it.
-	bell *bell
-	// woken is the condition of the bell's wait, bound once: a job is
-	// there, or the server is closing.
-	woken func() bool
+	// then rings it. Waited on in the poller, a worker the delivering
+	// thread's next poll finds ready runs on that thread, with no idle
+	// thread woken to start it (issue 16).
+	bell   *rawio.Bell
+	server *Server
 }
+
+// Holds is the condition of an idle worker's wait on its bell: a job is
+// there, or the server is closing.
+func (w *worker) Holds() bool { return len(w.next) > 0 || w.server.quitting.Load() }
 
 // handOff is how a job reaches an idle worker that waits on a bell.
 type handOff int
@@ -137,7 +144,7 @@ func (s *Server) DeliverTo(msg []byte, sink func([]byte) error) bool {
 // waits for its next message in the Go poller right after (the stdio
 // carrier reads a pipe through the poller), with more set when the next
 // message is already at hand. A job is then handed to its worker through
-// the poller (see bell): when the delivering goroutine parks, its thread
+// the poller (see worker.bell): when the delivering goroutine parks, its thread
 // polls and runs the job, and no idle thread is woken to start it (issue
 // 16). With more, the job starts on another thread at once, as Deliver
 // starts it, so it runs while the next message is read. A carrier whose
@@ -237,7 +244,7 @@ func (s *Server) Close(ctx context.Context) error {
 		s.poolMu.Lock()
 		for _, w := range s.idle {
 			if w.bell != nil {
-				w.bell.ring()
+				w.bell.Ring()
 			}
 		}
 		s.poolMu.Unlock()
@@ -314,7 +321,7 @@ func (s *Server) spawn(job func(), how handOff) {
 		s.poolMu.Unlock()
 		w.next <- job // buffered: never blocks, the worker is waiting for it
 		if w.bell != nil {
-			w.bell.ring()
+			w.bell.Ring()
 			if how == viaScheduler {
 				// The worker is runnable once a thread polls: yielding
 				// makes the scheduler wake one, which polls and runs it
@@ -327,9 +334,7 @@ func (s *Server) spawn(job func(), how handOff) {
 	s.poolMu.Unlock()
 	w := &worker{next: make(chan func(), 1)}
 	if s.bells.Load() {
-		if w.bell = newBell(); w.bell != nil {
-			w.woken = func() bool { return len(w.next) > 0 || s.quitting.Load() }
-		}
+		w.bell, w.server = rawio.NewBell("shellport-worker-bell"), s
 	}
 	go s.work(w, job)
 }
@@ -338,7 +343,7 @@ func (s *Server) spawn(job func(), how handOff) {
 // the server is open.
 func (s *Server) work(w *worker, job func()) {
 	if w.bell != nil {
-		defer w.bell.close()
+		defer func() { _ = w.bell.Close() }() // Best effort.
 	}
 	for {
 		job()
@@ -365,7 +370,7 @@ func (s *Server) work(w *worker, job func()) {
 // w is still on the idle list.
 func (s *Server) nextJob(w *worker) func() {
 	if w.bell != nil {
-		w.bell.wait(w.woken)
+		w.bell.Wait(time.Time{}, w)
 		select {
 		case job := <-w.next:
 			return job

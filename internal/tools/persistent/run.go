@@ -148,7 +148,7 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 				w.wait(deadline, c)
 				break
 			}
-			if w.wait(next, c); c.holds() {
+			if w.wait(next, c); c.Holds() {
 				break
 			}
 			// The call has run past drainDelay: the return FIFO is drained

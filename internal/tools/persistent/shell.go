@@ -114,9 +114,9 @@ type callState struct {
 	exited <-chan struct{} // the shell's Done
 }
 
-// holds reports whether the call's wait is over: its end frame came, the
+// Holds reports whether the call's wait is over: its end frame came, the
 // shell died, or the call's context ended (a condition for its waker).
-func (c *callState) holds() bool {
+func (c *callState) Holds() bool {
 	return isClosed(c.finished) || isClosed(c.exited) || c.ctx.Err() != nil
 }
 
