@@ -8,10 +8,12 @@ a green run must mean both transports were exercised.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -134,3 +136,43 @@ def wait_dead(pid: int, what: str) -> None:
 
 def in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
+
+
+class _CtrlCOnWire(logging.Handler):
+    """Raises KeyboardInterrupt once, on the thread that made it, at the first reply with needle."""
+
+    def __init__(self, needle: str) -> None:
+        super().__init__()
+        self.needle = needle
+        self.thread = threading.get_ident()
+        self.raised: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if (
+            not self.raised
+            and threading.get_ident() == self.thread
+            and str(record.msg).startswith("<-")
+            and self.needle in record.getMessage()
+        ):
+            self.raised.append(record.getMessage())
+            raise KeyboardInterrupt
+
+
+@contextmanager
+def ctrl_c_in_dispatch(needle: str) -> Iterator[list[str]]:
+    """A Ctrl-C landing while this thread dispatches replies: the first reply holding needle.
+
+    The wire logger's handlers run inside the dispatch of each message, so a
+    handler that raises KeyboardInterrupt there stands for a Ctrl-C arriving
+    at that moment. Yields the list of what it raised at (empty until then).
+    """
+    wire = logging.getLogger("shellport.wire")
+    handler = _CtrlCOnWire(needle)
+    old_level = wire.level
+    wire.addHandler(handler)
+    wire.setLevel(logging.DEBUG)
+    try:
+        yield handler.raised
+    finally:
+        wire.removeHandler(handler)
+        wire.setLevel(old_level)

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 import shellport
-from conftest import CONFIG, binary_path, in_main_thread, wait_until
+from conftest import CONFIG, binary_path, ctrl_c_in_dispatch, in_main_thread, wait_until
 from shellport import _client
 
 HANG_GUARD = 120  # seconds: only a hang takes this long
@@ -127,24 +127,8 @@ def test_issue16_ctrl_c_while_a_leading_call_dispatches_loses_no_reply(
     """
     if transport != "process":
         pytest.skip("the library's blocking call waits in the library (transport sync_calls)")
-    import logging
-
     session = rt.session("/")
     conn = rt._connection()
-    main = threading.get_ident()
-    raised: list[str] = []
-
-    class CtrlC(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if (
-                not raised
-                and threading.get_ident() == main
-                and str(record.msg).startswith("<-")
-                and '\\"i\\":' in record.getMessage()
-            ):
-                raised.append(record.getMessage())
-                raise KeyboardInterrupt
-
     results: dict[int, object] = {}
 
     def echo(i: int) -> None:
@@ -157,13 +141,8 @@ def test_issue16_ctrl_c_while_a_leading_call_dispatches_loses_no_reply(
         for t in echoes:
             t.start()
 
-    wire = logging.getLogger("shellport.wire")
-    handler = CtrlC()
-    old_level = wire.level
-    wire.addHandler(handler)
-    wire.setLevel(logging.DEBUG)
     starter = threading.Thread(target=start_echoes)
-    try:
+    with ctrl_c_in_dispatch('\\"i\\":') as raised:
         starter.start()
         with pytest.raises(KeyboardInterrupt):
             session.call("_sleep", {"ms": 120_000})
@@ -171,9 +150,6 @@ def test_issue16_ctrl_c_while_a_leading_call_dispatches_loses_no_reply(
         for t in echoes:
             t.join(HANG_GUARD)
             assert not t.is_alive(), "a reply read before the Ctrl-C never reached its call"
-    finally:
-        wire.removeHandler(handler)
-        wire.setLevel(old_level)
     assert raised
     assert results == {i: i for i in range(8)}
     wait_until(lambda: conn.pending_count() == 0, "the runtime to answer the cancelled call")

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import pytest
 
 import shellport
-from conftest import CONFIG, in_main_thread, wait_until
+from conftest import CONFIG, ctrl_c_in_dispatch, in_main_thread, wait_until
 from shellport import _client
 
 T = TypeVar("T")
@@ -438,37 +438,15 @@ def test_issue16_an_exception_mid_batch_loses_no_reply(session: shellport.Sessio
     of the batch that were read but not yet delivered must still reach
     their calls.
     """
-    import logging
-
-    main = threading.get_ident()
-    raised = []
-
-    class CtrlC(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if (
-                not raised
-                and threading.get_ident() == main
-                and str(record.msg).startswith("<-")
-                and '\\"i\\":7}' in record.getMessage()
-            ):
-                raised.append(record.getMessage())
-                raise KeyboardInterrupt
-
-    wire = logging.getLogger("shellport.wire")
-    handler = CtrlC()
-    old_level = wire.level
-    wire.addHandler(handler)
-    wire.setLevel(logging.DEBUG)
     loop = asyncio.new_event_loop()
     try:
-        tasks = [loop.create_task(session.acall("_echo", {"i": i})) for i in range(40)]
-        with pytest.raises(KeyboardInterrupt):
-            loop.run_until_complete(asyncio.gather(*tasks))
-        assert raised
-        gathered = asyncio.wait_for(asyncio.gather(*tasks), 120)  # a hang guard
-        results = loop.run_until_complete(gathered)
-        assert [json.loads(r.text)["i"] for r in results] == list(range(40))
+        with ctrl_c_in_dispatch('\\"i\\":7}') as raised:
+            tasks = [loop.create_task(session.acall("_echo", {"i": i})) for i in range(40)]
+            with pytest.raises(KeyboardInterrupt):
+                loop.run_until_complete(asyncio.gather(*tasks))
+            assert raised
+            gathered = asyncio.wait_for(asyncio.gather(*tasks), 120)  # a hang guard
+            results = loop.run_until_complete(gathered)
+            assert [json.loads(r.text)["i"] for r in results] == list(range(40))
     finally:
-        wire.removeHandler(handler)
-        wire.setLevel(old_level)
         loop.close()
