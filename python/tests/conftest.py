@@ -21,6 +21,7 @@ import pytest
 
 import shellport
 from shellport import _native
+from shellport._transports.base import BaseTransport
 
 #: The config every API test uses: the runtime's self-test tools mounted.
 CONFIG = {"testTools": True}
@@ -176,3 +177,26 @@ def ctrl_c_in_dispatch(needle: str) -> Iterator[list[str]]:
     finally:
         wire.removeHandler(handler)
         wire.setLevel(old_level)
+
+
+@contextmanager
+def readers_of(transport: BaseTransport) -> Iterator[dict[int, int]]:
+    """Count, per thread, the messages taken through transport.receive_ready while in the block.
+
+    Yields the counts (thread id to messages), filled in as they are taken.
+    """
+    original = transport.receive_ready
+    readers: dict[int, int] = {}
+
+    def counted() -> list[bytes] | None:
+        got = original()
+        if got:
+            me = threading.get_ident()
+            readers[me] = readers.get(me, 0) + len(got)
+        return got
+
+    transport.receive_ready = counted  # type: ignore[method-assign]
+    try:
+        yield readers
+    finally:
+        del transport.receive_ready

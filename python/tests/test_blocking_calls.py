@@ -24,7 +24,14 @@ from typing import Any
 import pytest
 
 import shellport
-from conftest import CONFIG, binary_path, ctrl_c_in_dispatch, in_main_thread, wait_until
+from conftest import (
+    CONFIG,
+    binary_path,
+    ctrl_c_in_dispatch,
+    in_main_thread,
+    readers_of,
+    wait_until,
+)
 from shellport import _client
 
 HANG_GUARD = 120  # seconds: only a hang takes this long
@@ -53,22 +60,9 @@ def test_issue16_a_blocking_call_reads_its_own_reply(rt: shellport.Runtime, tran
         pytest.skip("the library's blocking call waits in the library (transport sync_calls)")
     session = rt.session("/")
     conn = rt._connection()
-    original = conn.transport.receive_ready
-    readers: dict[int, int] = {}
-
-    def counted() -> list[bytes] | None:
-        got = original()
-        if got:
-            me = threading.get_ident()
-            readers[me] = readers.get(me, 0) + len(got)
-        return got
-
-    conn.transport.receive_ready = counted  # type: ignore[method-assign]
-    try:
+    with readers_of(conn.transport) as readers:
         for n in range(50):
             assert json.loads(session.call("_echo", {"n": n}).text) == {"n": n}
-    finally:
-        del conn.transport.receive_ready
     assert readers.get(threading.get_ident(), 0) > 0, readers
 
 

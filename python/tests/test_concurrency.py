@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import pytest
 
 import shellport
-from conftest import CONFIG, ctrl_c_in_dispatch, in_main_thread, wait_until
+from conftest import CONFIG, ctrl_c_in_dispatch, in_main_thread, readers_of, wait_until
 from shellport import _client
 
 T = TypeVar("T")
@@ -173,24 +173,10 @@ async def test_issue16_acall_replies_are_read_on_the_loop(
 ) -> None:
     """Issue 16: an acall's loop reads the replies itself (no reader thread hand-off)."""
     conn = rt._connection()
-    transport = conn.transport
-    original = transport.receive_ready
-    readers: dict[int, int] = {}
-
-    def counted() -> list[bytes] | None:
-        got = original()
-        if got:
-            me = threading.get_ident()
-            readers[me] = readers.get(me, 0) + len(got)
-        return got
-
-    transport.receive_ready = counted  # type: ignore[method-assign]
-    try:
+    with readers_of(conn.transport) as readers:
         for _ in range(3):
             results = await asyncio.gather(*(session.acall("_echo", {"i": i}) for i in range(40)))
             assert [json.loads(r.text)["i"] for r in results] == list(range(40))
-    finally:
-        del transport.receive_ready
     assert readers.get(threading.get_ident(), 0) > 0, readers
 
 

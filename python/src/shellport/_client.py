@@ -488,9 +488,7 @@ class Connection:
                     if remaining is not None:
                         remaining -= step
                         if remaining <= 0:
-                            raise TransportError(
-                                f"no reply to request {request_id} within {timeout:g} s"
-                            ) from None
+                            raise _no_reply(request_id, timeout) from None
         except (KeyboardInterrupt, TransportError):
             self.cancel(request_id)
             raise
@@ -532,9 +530,7 @@ class Connection:
                     break
                 self.check()
                 if deadline is not None and _monotonic() >= deadline:
-                    raise TransportError(
-                        f"no reply to request {request_id} within {timeout:g} s"
-                    ) from None
+                    raise _no_reply(request_id, timeout) from None
         except (KeyboardInterrupt, TransportError):
             self.cancel(request_id)
             raise
@@ -709,9 +705,7 @@ class Connection:
                 if remaining is not None:
                     remaining -= step
                     if remaining <= 0:
-                        raise TransportError(
-                            f"no reply to request {request_id} within {timeout:g} s"
-                        ) from None
+                        raise _no_reply(request_id, timeout) from None
         except (KeyboardInterrupt, TransportError):
             self.transport.forget_call(ticket)
             self.cancel(request_id)
@@ -1442,6 +1436,11 @@ def _needs_thread(future: concurrent.futures.Future[Result] | _LoopFuture | _Wai
 
 _monotonic = time.monotonic
 _get_ident = threading.get_ident
+
+
+def _no_reply(request_id: int, timeout: float | None) -> TransportError:
+    """The error of a blocking call whose reply did not come within its timeout."""
+    return TransportError(f"no reply to request {request_id} within {timeout:g} s")
 
 
 def _copy(exc: TransportError) -> TransportError:
