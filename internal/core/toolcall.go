@@ -10,6 +10,7 @@ import (
 	"github.com/shellport/shellport/internal/rpc"
 	"github.com/shellport/shellport/internal/tools"
 	"github.com/shellport/shellport/internal/tools/output"
+	"github.com/shellport/shellport/internal/tools/persistent"
 )
 
 type toolsCallParams struct {
@@ -126,25 +127,81 @@ func (rt *Runtime) toolsCall(req *rpc.Request) rpc.Answer {
 		s.calls.Add(1)
 		s.active.Add(1)
 	}
-	// A quick tool's call may run on the thread of a caller blocked on it
-	// (rpc.Server.DeliverInline) when nothing stands before it in the
-	// session: it then cannot wait behind another call.
-	quick := m.quick && turnFree(wait)
-	return rpc.Answer{Quick: quick, Job: func(ctx context.Context) (res any, err error) {
-		defer rt.calls.Done()
-		defer release()
+	// end is what every call does once its tool has returned, in this
+	// order, whichever way it ran.
+	end := func(err error, cancelled bool) {
+		if s != nil {
+			s.active.Add(-1)
+			s.calls.Done()
+		}
 		if live != nil {
 			// Before the reply: the last piece goes out first, and a
 			// cancelled call's stream ends with nothing more.
-			defer func() { live.Close(err != nil || ctx.Err() != nil) }()
+			live.Close(err != nil || cancelled)
 		}
+		release()
+		rt.calls.Done()
+	}
+	// A quick tool's call may run on the thread of a caller blocked on it
+	// (rpc.Server.DeliverInline) when nothing stands before it in the
+	// session: it then cannot wait behind another call.
+	free := turnFree(wait)
+	answer := rpc.Answer{Quick: m.quick && free, Job: func(ctx context.Context) (res any, err error) {
+		defer func() { end(err, ctx.Err() != nil) }()
 		if s == nil {
 			return rt.runTool(ctx, m, call), nil
 		}
-		defer s.calls.Done()
-		defer s.active.Add(-1)
 		return rt.runInSession(ctx, s, wait, m, call)
 	}}
+	if st, ok := m.tool.(starter); ok && s != nil && free {
+		answer.Begin = func(ctx context.Context, resume func(rpc.Job)) bool {
+			return rt.beginInSession(ctx, s, st, m, call, end, resume)
+		}
+	}
+	return answer
+}
+
+// starter is a tool whose call can start without waiting and end on
+// whichever goroutine sees it end (persistent bash, issue 16). StartCall
+// does bounded work on the calling goroutine and reports true, having
+// arranged for resume to be called exactly once, from any goroutine, with
+// the function that finishes the call (bounded: no waiting); or it reports
+// false, having done nothing, and the call goes through Call instead.
+type starter interface {
+	StartCall(ctx context.Context, call *tools.Call, resume func(finish func() (*tools.Result, error))) bool
+}
+
+var _ starter = (*persistent.Tool)(nil)
+
+// beginInSession is runInSession split in two (rpc.Begin): a call whose
+// turn has come starts its tool on the delivering goroutine, and the
+// goroutine that sees the tool's work end builds the result and the reply.
+// It keeps runInSession's rules: a closed session runs nothing, and a
+// close while the call runs cancels it.
+func (rt *Runtime) beginInSession(ctx context.Context, s *session, st starter, m *mounted, call *tools.Call, end func(error, bool), resume func(rpc.Job)) bool {
+	if s.ctx.Err() != nil {
+		return false // Call's path answers it
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.ctx, cancel)
+	started := st.StartCall(callCtx, call, func(finish func() (*tools.Result, error)) {
+		resume(func(ctx context.Context) (result any, err error) {
+			defer func() { end(err, ctx.Err() != nil) }()
+			defer cancel()
+			defer stop()
+			res, err := finish()
+			out := rt.toolResult(m, call, res, err)
+			if s.ctx.Err() != nil && ctx.Err() == nil {
+				return nil, closedWhileRunning(s)
+			}
+			return out, nil
+		})
+	})
+	if !started {
+		stop()
+		cancel()
+	}
+	return started
 }
 
 // turnFree reports whether a call that waits on wait for its turn has it
@@ -195,13 +252,19 @@ func (rt *Runtime) runInSession(ctx context.Context, s *session, wait chan struc
 	defer stop()
 	res := rt.runTool(callCtx, m, call)
 	if s.ctx.Err() != nil && ctx.Err() == nil {
-		return nil, &rpc.Error{
-			Code:    rpc.CodeRequestCancelled,
-			Message: fmt.Sprintf("request cancelled: session %q was closed while the call ran", s.info.ID),
-			Data:    map[string]any{"session": s.info.ID, "closed": true},
-		}
+		return nil, closedWhileRunning(s)
 	}
 	return res, nil
+}
+
+// closedWhileRunning is the answer of a call whose session closed while
+// it ran.
+func closedWhileRunning(s *session) error {
+	return &rpc.Error{
+		Code:    rpc.CodeRequestCancelled,
+		Message: fmt.Sprintf("request cancelled: session %q was closed while the call ran", s.info.ID),
+		Data:    map[string]any{"session": s.info.ID, "closed": true},
+	}
 }
 
 // handOver returns the function that passes the session's turn to the next
@@ -227,6 +290,11 @@ func handOver(wait, turnDone chan struct{}) func() {
 
 func (rt *Runtime) runTool(ctx context.Context, m *mounted, call *tools.Call) *CallResult {
 	res, err := m.tool.Call(ctx, call)
+	return rt.toolResult(m, call, res, err)
+}
+
+// toolResult is the CallResult of what a tool's call returned.
+func (rt *Runtime) toolResult(m *mounted, call *tools.Call, res *tools.Result, err error) *CallResult {
 	switch {
 	case err != nil:
 		res = &tools.Result{Text: fmt.Sprintf("tool %q failed: %v", m.name, err), IsError: true}

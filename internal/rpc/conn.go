@@ -26,6 +26,19 @@ const PingMethod = "$/ping"
 // when the client cancels the request or the server closes.
 type Job func(ctx context.Context) (any, error)
 
+// Begin starts a request's work without waiting, split in two: it does
+// bounded work on the goroutine that delivered the request (for the C ABI
+// the caller's own thread) and reports true, having arranged for resume to
+// be called exactly once, from any goroutine and possibly before Begin
+// returns, with the Job that finishes the work (bounded too: it builds the
+// result, it does not wait). Or it reports false, having done nothing,
+// when the work cannot start without waiting: the Answer's Job then runs
+// on a worker as usual. The finishing Job runs on the goroutine that
+// calls resume, with the request's context, its panics answered as errors,
+// and its result sent as the reply: no worker goroutine is woken between
+// the two halves (issue 16).
+type Begin func(ctx context.Context, resume func(finish Job)) (started bool)
+
 // Answer is what a Handler makes of a request: either the reply itself
 // (Result or Err, sent at once, in arrival order) or a Job that produces it
 // on its own goroutine.
@@ -38,6 +51,11 @@ type Answer struct {
 	// back to its caller, which runs it on its own goroutine instead of
 	// waking a worker and being woken by it (issue 16).
 	Quick bool
+	// Begin, when not nil, is the Job split in two (see Begin), tried
+	// first by DeliverInline's caller and by DeliverThenWait; Job stays
+	// the whole work, for when Begin cannot start and for other
+	// deliveries.
+	Begin Begin
 }
 
 // Handler routes requests. Accept runs on the delivering goroutine, in
@@ -162,7 +180,8 @@ func (s *Server) DeliverThenWait(msg []byte, more bool) {
 }
 
 // DeliverInline is DeliverTo, except that a Quick job is not handed to a
-// worker: it comes back as run, which the caller must call exactly once,
+// worker, nor is the first half of a job split in two (Answer.Begin): it
+// comes back as run, which the caller must call exactly once,
 // on the goroutine that waits for the reply, after letting go of whatever
 // keeps its deliveries in order (so other deliveries do not wait for the
 // job). The job keeps everything a pooled one has: its context, which
@@ -308,8 +327,59 @@ func (s *Server) dispatch(req *Request, inline bool, how handOff) (run func()) {
 	if inline && answer.Quick {
 		return job
 	}
+	if answer.Begin != nil && (inline || how == viaPoller) {
+		begin := func() {
+			if !s.begin(req, ctx, cancel, answer.Begin) {
+				s.spawn(job, how)
+			}
+		}
+		if inline {
+			return begin
+		}
+		begin()
+		return nil
+	}
 	s.spawn(job, how)
 	return nil
+}
+
+// testOnlyBegun, when set by a test, counts the requests whose work
+// started split in two (see Begin).
+var testOnlyBegun func()
+
+// begin runs a request's Begin on this goroutine; false when it did not
+// start (nothing was done, and the request is still the caller's to run).
+// A panic in Begin is answered as an error.
+func (s *Server) begin(req *Request, ctx context.Context, cancel context.CancelFunc, begin Begin) bool {
+	var resumed atomic.Bool
+	resume := func(finish Job) {
+		result, err := s.run(req, ctx, finish)
+		if resumed.CompareAndSwap(false, true) {
+			s.finish(req, ctx, cancel, result, err)
+		}
+		// else: Begin panicked after starting, and the request has its
+		// answer; finish still ran, to release what the work held.
+	}
+	started, err := s.tryBegin(req, ctx, begin, resume)
+	if err != nil {
+		if resumed.CompareAndSwap(false, true) {
+			s.finish(req, ctx, cancel, nil, err)
+		}
+		return true
+	}
+	if started && testOnlyBegun != nil {
+		testOnlyBegun()
+	}
+	return started
+}
+
+func (s *Server) tryBegin(req *Request, ctx context.Context, begin Begin, resume func(Job)) (started bool, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = s.panicked(req.Method, v)
+		}
+	}()
+	return begin(ctx, resume), nil
 }
 
 // spawn runs job on an idle worker, or on a new one if none is idle.

@@ -91,6 +91,7 @@ func (s *shell) finishCall(c *callState, status int) {
 	if c.waker != nil {
 		c.waker.signal()
 	}
+	s.frameEnded(c)
 }
 
 // tokenCount is the count in a token: its last 16 hex digits, the

@@ -94,15 +94,8 @@ func (s *shell) checkLost(c *callState, viaInbox bool) {
 // state change behind that the caller never saw. observe, when not nil,
 // sees the call's clean output as it is produced (a live stream).
 func (s *shell) exec(ctx context.Context, command string, timeout time.Duration, observe func([]byte)) (outcome, error) {
-	// One timer per shell, reset for each call (calls to a shell run one
-	// at a time): no timer is allocated per call.
 	deadline := time.Now().Add(timeout)
-	if s.timer == nil {
-		s.timer = time.NewTimer(timeout)
-	} else {
-		s.timer.Reset(timeout)
-	}
-	timer := s.timer
+	timer := s.armTimeout(timeout)
 	defer timer.Stop()
 	// The loop uses the control FIFO for itself until its first report, so
 	// the first command waits for that report.
@@ -118,7 +111,30 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		s.terminate(false)
 		return outcome{}, ctx.Err()
 	}
-	c := &callState{finished: make(chan struct{}), waker: s.cfg.wakers.get(), ctx: ctx, exited: s.proc.Done()}
+	c := &callState{finished: make(chan struct{}), waker: s.cfg.wakers.get(), ctx: ctx, exited: s.proc.Done(), start: time.Now(), deadline: deadline}
+	if o, ok := s.sendCall(c, command, observe); !ok {
+		return o, nil
+	}
+	return s.await(c)
+}
+
+// armTimeout starts the shell's timer for a call of timeout. One timer per
+// shell, reset for each call (calls to a shell run one at a time): no
+// timer is allocated per call, and a timer nobody waits on costs the
+// runtime nothing until someone does.
+func (s *shell) armTimeout(timeout time.Duration) *time.Timer {
+	if s.timer == nil {
+		s.timer = time.NewTimer(timeout)
+	} else {
+		s.timer.Reset(timeout)
+	}
+	return s.timer
+}
+
+// sendCall makes c the running call and hands the shell its command. When
+// the command cannot be sent, the shell is terminated and ok is false,
+// with the outcome that says so.
+func (s *shell) sendCall(c *callState, command string, observe func([]byte)) (o outcome, ok bool) {
 	s.mu.Lock()
 	s.call = c
 	s.cap.out.Observe(observe) // what arrived since the last call is this call's too
@@ -130,9 +146,15 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		s.mu.Unlock()
 		s.terminate(false)
 		s.returnWaker(c)
-		return outcome{sendErr: err}, nil
+		return outcome{sendErr: err}, false
 	}
+	c.viaInbox = s.inboxSize != inboxBefore
+	return outcome{}, true
+}
 
+// await waits for the end of the call c, sent, and returns how it went.
+func (s *shell) await(c *callState) (outcome, error) {
+	ctx, timer := c.ctx, s.timer
 	defer s.stopDrain()
 	if w := c.waker; w != nil {
 		// Parked in the poller until one of the cases below is ready (see
@@ -142,10 +164,9 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 		// timer more than before. Then the call's shell is checked now
 		// and then until its deadline (see checkLost).
 		stop := context.AfterFunc(ctx, w.wake)
-		viaInbox := s.inboxSize != inboxBefore
-		for next, every := time.Now().Add(drainDelay), drainDelay; ; {
-			if !next.Before(deadline) {
-				w.wait(deadline, c)
+		for next, every := c.start.Add(drainDelay), drainDelay; ; {
+			if !next.Before(c.deadline) {
+				w.wait(c.deadline, c)
 				break
 			}
 			if w.wait(next, c); c.Holds() {
@@ -155,7 +176,7 @@ func (s *shell) exec(ctx context.Context, command string, timeout time.Duration,
 			// from now on, and the shell is checked, ever less often, for
 			// a command lost on the way (see checkLost).
 			s.startDrain()
-			s.checkLost(c, viaInbox)
+			s.checkLost(c, c.viaInbox)
 			every = min(2*every, maxLostCheck)
 			next = time.Now().Add(every)
 		}

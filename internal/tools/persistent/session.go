@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/shellport/shellport/internal/tools"
@@ -71,6 +72,12 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 	s.remember(nil)
 
 	o, err := sh.exec(ctx, command, t.timeout, call.Observe)
+	return s.after(sh, o, err, lost, call, t)
+}
+
+// after is the end of a call that ran in sh with outcome o (or err), lost
+// being the reset it must report; called while the call holds the queue.
+func (s *session) after(sh *shell, o outcome, err error, lost *lostShell, call *tools.Call, t *Tool) (*tools.Result, error) {
 	if err != nil || o.reset() {
 		s.drop(sh)
 	}
@@ -81,13 +88,61 @@ func (s *session) run(ctx context.Context, t *Tool, call *tools.Call, command st
 		return nil, err
 	}
 	s.mu.Lock()
-	closed = s.closed
+	closed := s.closed
 	s.mu.Unlock()
 	if closed {
 		o.out.Remove()
 		return nil, ErrSessionClosed
 	}
 	return render(o, lost, call.Session.Cwd, t.timeout), nil
+}
+
+// StartCall is Call split in two (issue 16): when the session's shell is
+// up and no call of the session holds it, it sends the command on this
+// goroutine and reports true; the goroutine that sees the call end (the
+// terminal reader at the end frame, or one that waits as Call does when
+// anything else happens first) then calls resume with the function that
+// returns the call's result. It reports false, having done nothing, when
+// the call would have to wait first (no shell yet, a dead one, another
+// call running), and for arguments Call words an error for.
+func (t *Tool) StartCall(ctx context.Context, call *tools.Call, resume func(finish func() (*tools.Result, error))) bool {
+	command, ok := plainCommand(call.Arguments)
+	if !ok || call.Session.Key == "" || strings.TrimSpace(command) == "" {
+		return false
+	}
+	t.mu.Lock()
+	s, closed := t.sessions[call.Session.Key], t.closed
+	t.mu.Unlock()
+	if s == nil || closed {
+		return false
+	}
+	return s.start(ctx, t, call, command, resume)
+}
+
+// start is run's first half for a shell that is up (see StartCall).
+func (s *session) start(ctx context.Context, t *Tool, call *tools.Call, command string, resume func(func() (*tools.Result, error))) bool {
+	if !s.queue.tryLock() {
+		return false
+	}
+	s.mu.Lock()
+	sh, lost, closed := s.sh, s.lost, s.closed
+	s.mu.Unlock()
+	if closed || sh == nil {
+		s.queue.unlock()
+		return false
+	}
+	s.remember(nil) // before the call can end, which may remember a reset
+	started := sh.begin(ctx, command, t.timeout, call.Observe, func(o outcome, err error) {
+		resume(func() (*tools.Result, error) {
+			defer s.queue.unlock()
+			return s.after(sh, o, err, lost, call, t)
+		})
+	})
+	if !started {
+		s.remember(lost)
+		s.queue.unlock()
+	}
+	return started
 }
 
 // remember records a reset the next result must report (nil: none).
@@ -164,6 +219,17 @@ func (l *fifoLock) lock(ctx context.Context) error {
 		l.unlock()
 		return ctx.Err()
 	}
+}
+
+// tryLock takes the lock if it is free.
+func (l *fifoLock) tryLock() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held {
+		return false
+	}
+	l.held = true
+	return true
 }
 
 func (l *fifoLock) unlock() {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -97,6 +98,14 @@ type shell struct {
 	count     uint64     // the driver's turn counter in that token (see tokenCount)
 	closed    bool       // the files are closed (terminate)
 
+	// Split calls (see begin): the latest one, which promoteTimer hands
+	// to a waiting goroutine at drainDelay or its timeout; and one whose
+	// frame the reader has just accepted, for it to finish once it lets go
+	// of mu.
+	splitCall    atomic.Pointer[callState]
+	promoteTimer *time.Timer
+	ended        *callState
+
 	drainTimer *time.Timer // starts draining the return FIFO for a long call (see drainDelay)
 	drainFile  *os.File    // the pollable copy of ret being drained, while a call runs
 }
@@ -110,8 +119,17 @@ type callState struct {
 	taken    bool // the frame came but its report was gone (another process read it) or doubled (another wrote one): see onFrame
 	lost     bool // the shell was found waiting for a command before this one ended (see checkLost)
 
-	ctx    context.Context // the call's
-	exited <-chan struct{} // the shell's Done
+	ctx      context.Context // the call's
+	exited   <-chan struct{} // the shell's Done
+	start    time.Time       // when the command was sent
+	deadline time.Time       // when the call times out
+	viaInbox bool            // the command went through the inbox (see checkLost)
+
+	// A split call's (see begin): who owns it, what ends it, and the
+	// stop of its context's watch.
+	split   atomic.Int32
+	done    func(outcome, error)
+	stopCtx func() bool
 }
 
 // Holds reports whether the call's wait is over: its end frame came, the
@@ -219,20 +237,32 @@ func (s *shell) readLoop() {
 	_ = s.proc.ReadEach(s.feedLocked) // returns at the terminal's end or Close
 }
 
-// feedLocked feeds b with s.mu held.
+// feedLocked feeds b with s.mu held, then finishes the split call whose
+// frame b held, if one did (see frameEnded): this goroutine ends it, with
+// no goroutine woken to do so.
 func (s *shell) feedLocked(b []byte) {
 	s.mu.Lock()
 	s.feed(b)
+	ended := s.ended
+	s.ended = nil
 	s.mu.Unlock()
+	if ended != nil {
+		s.finishSplit(ended)
+	}
 }
 
-// wakeCall signals the running call's waker, if it has one.
+// wakeCall signals the running call's waker, if it has one, and hands a
+// split call nobody waits for to a goroutine that will (the shell died).
 func (s *shell) wakeCall() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.call != nil && s.call.waker != nil {
+	if s.call == nil {
+		return
+	}
+	if s.call.waker != nil {
 		s.call.waker.signal()
 	}
+	s.promote(s.call)
 }
 
 // dead reports whether the shell has exited.
