@@ -3,6 +3,7 @@ package persistent
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,12 +55,34 @@ func args(command string) json.RawMessage {
 	return b
 }
 
+// splitCalls makes the tests' calls start split in two (StartCall) where
+// they can, as the runtime starts them; -split=false runs them all through
+// Call. Either way a session's first call goes through Call (no shell yet).
+var splitCalls = flag.Bool("split", true, "start calls with StartCall where it can, as the runtime does")
+
 func (f *fixture) callIn(ctx context.Context, session, command string) (*tools.Result, error) {
-	return f.tool.Call(ctx, &tools.Call{
+	call := &tools.Call{
 		ID:        "call-" + session,
 		Session:   tools.Session{ID: session, Key: session, Cwd: f.cwd},
 		Arguments: args(command),
-	})
+	}
+	if *splitCalls {
+		type ended struct {
+			res *tools.Result
+			err error
+		}
+		ch := make(chan ended, 1)
+		// The result is made where the runtime makes it: on the goroutine
+		// that resumes the call (the terminal reader, at a clean end).
+		if f.tool.StartCall(ctx, call, func(finish func() (*tools.Result, error)) {
+			res, err := finish()
+			ch <- ended{res, err}
+		}) {
+			e := <-ch
+			return e.res, e.err
+		}
+	}
+	return f.tool.Call(ctx, call)
 }
 
 // run runs command in session "s" and fails the test on a Go error.
