@@ -107,7 +107,16 @@ func (s *session) after(sh *shell, o outcome, err error, lost *lostShell, call *
 // call running), and for arguments Call words an error for.
 func (t *Tool) StartCall(ctx context.Context, call *tools.Call, resume func(finish func() (*tools.Result, error))) bool {
 	command, ok := plainCommand(call.Arguments)
-	if !ok || call.Session.Key == "" || strings.TrimSpace(command) == "" {
+	if !ok {
+		var args struct {
+			Command *string `json:"command"`
+		}
+		if tools.Decode(call.Arguments, &args) != nil || args.Command == nil {
+			return false
+		}
+		command = *args.Command
+	}
+	if call.Session.Key == "" || strings.TrimSpace(command) == "" || strings.ContainsRune(command, 0) {
 		return false
 	}
 	t.mu.Lock()
