@@ -98,13 +98,16 @@ type shell struct {
 	count     uint64     // the driver's turn counter in that token (see tokenCount)
 	closed    bool       // the files are closed (terminate)
 
-	// Split calls (see begin): the latest one, which promoteTimer hands
-	// to a waiting goroutine at drainDelay or its timeout; and one whose
-	// frame the reader has just accepted, for it to finish once it lets go
-	// of mu.
+	// Split calls (see begin): the one running, which promoteTimer hands
+	// to a waiting goroutine at drainDelay or its timeout (see
+	// armPromote); and one whose frame the reader has just accepted, for
+	// it to finish once it lets go of mu.
 	splitCall    atomic.Pointer[callState]
+	promoteMu    sync.Mutex
 	promoteTimer *time.Timer
-	ended        *callState
+	promoteArmed bool       // promoteTimer will fire
+	promoteFires time.Time  // when
+	ended        *callState // guarded by mu
 
 	drainTimer *time.Timer // starts draining the return FIFO for a long call (see drainDelay)
 	drainFile  *os.File    // the pollable copy of ret being drained, while a call runs

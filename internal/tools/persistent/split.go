@@ -49,11 +49,7 @@ func (s *shell) begin(ctx context.Context, command string, timeout time.Duration
 	// The first of drainDelay and the timeout hands the call to a
 	// waiting goroutine: from then on exec's loop drains the return FIFO,
 	// checks for a lost command and stops the command at its timeout.
-	if s.promoteTimer == nil {
-		s.promoteTimer = time.AfterFunc(min(drainDelay, timeout), s.promoteSplitCall)
-	} else {
-		s.promoteTimer.Reset(min(drainDelay, timeout))
-	}
+	s.armPromote(c.promoteAt())
 	if o, ok := s.sendCall(c, command, observe); !ok {
 		c.split.Store(splitFinishing) // nothing else may take it now
 		s.stopSplit(c)
@@ -101,14 +97,56 @@ func (s *shell) promote(c *callState) {
 	}
 }
 
-// promoteSplitCall is the promote timer's function: it promotes the
-// latest split call. Fired late, it finds that call owned already (or, at
-// worst, promotes the next one early, which only makes it wait as exec
-// does).
-func (s *shell) promoteSplitCall() {
-	if c := s.splitCall.Load(); c != nil {
-		s.promote(c)
+// promoteAt is when the split call c is handed to a waiting goroutine if
+// nothing else has ended or promoted it by then.
+func (c *callState) promoteAt() time.Time { return minTime(c.start.Add(drainDelay), c.deadline) }
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
 	}
+	return a
+}
+
+// armPromote makes sure the promote timer fires at the latest at at. A
+// timer armed for earlier is left as it is: when it fires it arms itself
+// again for the call then running. So calls that follow each other re-arm
+// it once per drainDelay rather than once per call: arming a timer earlier
+// than the Go poller's next deadline interrupts the thread that waits in
+// it, a wake-up and a context switch per call (issue 16).
+func (s *shell) armPromote(at time.Time) {
+	s.promoteMu.Lock()
+	defer s.promoteMu.Unlock()
+	if s.promoteArmed && !s.promoteFires.After(at) {
+		return
+	}
+	s.promoteArmed, s.promoteFires = true, at
+	if s.promoteTimer == nil {
+		s.promoteTimer = time.AfterFunc(time.Until(at), s.promoteSplitCall)
+		return
+	}
+	s.promoteTimer.Reset(time.Until(at))
+}
+
+// promoteSplitCall is the promote timer's function: it promotes the
+// split call running now if its time has come, and arms the timer again
+// for it if not.
+func (s *shell) promoteSplitCall() {
+	s.promoteMu.Lock()
+	s.promoteArmed = false // before the load below: a call begun since arms the timer itself
+	s.promoteMu.Unlock()
+	c := s.splitCall.Load()
+	if c == nil {
+		return
+	}
+	if st := c.split.Load(); st != splitStarting && st != splitPending {
+		return // owned already
+	}
+	if at := c.promoteAt(); time.Now().Before(at) {
+		s.armPromote(at)
+		return
+	}
+	s.promote(c)
 }
 
 // frameEnded is told, with s.mu held, that the call c has ended at a
@@ -176,9 +214,10 @@ func (s *shell) awaitSplit(c *callState) {
 	c.done(o, err)
 }
 
-// stopSplit stops what begin armed for c.
+// stopSplit stops what begin armed for c (the promote timer stays armed
+// for the calls to come, see armPromote).
 func (s *shell) stopSplit(c *callState) {
 	c.stopCtx()
 	s.timer.Stop()
-	s.promoteTimer.Stop()
+	s.splitCall.CompareAndSwap(c, nil) // keeps no finished call's output alive
 }
