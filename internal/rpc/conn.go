@@ -343,10 +343,6 @@ func (s *Server) dispatch(req *Request, inline bool, how handOff) (run func()) {
 	return nil
 }
 
-// testOnlyBegun, when set by a test, counts the requests whose work
-// started split in two (see Begin).
-var testOnlyBegun func()
-
 // begin runs a request's Begin on this goroutine; false when it did not
 // start (nothing was done, and the request is still the caller's to run).
 // A panic in Begin is answered as an error.
@@ -366,9 +362,6 @@ func (s *Server) begin(req *Request, ctx context.Context, cancel context.CancelF
 			s.finish(req, ctx, cancel, nil, err)
 		}
 		return true
-	}
-	if started && testOnlyBegun != nil {
-		testOnlyBegun()
 	}
 	return started
 }
