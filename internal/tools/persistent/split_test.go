@@ -76,3 +76,43 @@ func TestStartCallCancelled(t *testing.T) {
 		t.Fatalf("after a cancelled call: %q", res.Text)
 	}
 }
+
+// A cancel racing the end frame: whichever wins, a split call is resumed
+// exactly once, with its result or with the cancellation (and then the
+// next call says the shell was reset), and the session goes on.
+func TestStartCallCancelRacesTheFrame(t *testing.T) {
+	f := newFixture(t, Config{})
+	f.run("true")
+	call := &tools.Call{ID: "c", Session: tools.Session{ID: "s", Key: "s", Cwd: f.cwd}, Arguments: args("echo ok")}
+	for i := range 100 {
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 2)
+		started := f.tool.StartCall(ctx, call, func(finish func() (*tools.Result, error)) {
+			res, err := finish()
+			if err == nil && !strings.Contains(res.Text, "ok") {
+				t.Errorf("call %d: result %q", i, res.Text)
+			}
+			done <- err
+		})
+		if !started { // the last cancel reset the shell: start the next one
+			cancel()
+			f.run("true")
+			continue
+		}
+		if i%2 == 0 {
+			cancel()
+		}
+		if err := <-done; err != nil && err != context.Canceled {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		cancel()
+		select {
+		case <-done:
+			t.Fatalf("call %d resumed twice", i)
+		default:
+		}
+	}
+	if res := f.run("echo still"); !strings.Contains(res.Text, "still") {
+		t.Fatalf("after the races: %q", res.Text)
+	}
+}
