@@ -19,8 +19,11 @@
 // Call and Start run a call to a quick tool (tools.Quick: the file editor,
 // which waits for no process) themselves, on the caller's goroutine, after
 // letting other senders go on: Start then returns with the reply already
-// there. Every other job runs on the runtime's workers while the caller
-// waits in slices.
+// there. A call to a persistent shell that is up starts there too (the
+// command is handed to the shell) and ends on the goroutine that reads
+// the shell's end frame, which sends the reply to the ticket
+// (rpc.Answer.Begin). Every other job runs on the runtime's workers while
+// the caller waits in slices.
 //
 // A caller that is a thread of its own (the C ABI's) waits best in the
 // kernel: see ParkWaitersInKernel.
@@ -273,8 +276,10 @@ func (c *Conn) Start(msg []byte) (int64, error) {
 		// A quick tool's call runs here, on the caller's goroutine (for
 		// the C ABI the caller's own thread), and Wait then finds its
 		// reply at once: no worker is woken and nobody waits to be woken
-		// by one. It stays cancellable from other threads through its
-		// context, and a session close waits for it like any call.
+		// by one. A persistent call's first half runs here likewise, and
+		// its reply comes from the thread that sees the command end. Either
+		// stays cancellable from other threads through its context, and a
+		// session close waits for it like any call.
 		run()
 	}
 	if !replies {
