@@ -157,9 +157,10 @@ func (rt *Runtime) DeliverTo(msg []byte, sink func([]byte) error) bool {
 }
 
 // DeliverInline is DeliverTo, except that the job of a call to a quick tool
-// (tools.Quick) is returned as run for the caller to run on its own
-// goroutine, once, after releasing what orders its deliveries (see
-// rpc.Server.DeliverInline). The C ABI's shellport_start uses it: the
+// (tools.Quick), or the first half of a call split in two (a persistent
+// shell that is up, see starter), is returned as run for the caller to run
+// on its own goroutine, once, after releasing what orders its deliveries
+// (see rpc.Server.DeliverInline). The C ABI's shellport_start uses it: the
 // blocked caller's thread does the work, with no hand-off to a worker and
 // back.
 func (rt *Runtime) DeliverInline(msg []byte, sink func([]byte) error) (replies bool, run func()) {
