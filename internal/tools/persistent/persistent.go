@@ -175,33 +175,43 @@ func (t *Tool) InputSchema() json.RawMessage {
 // Call runs the command in the session's shell, starting the shell first
 // when the session has none.
 func (t *Tool) Call(ctx context.Context, call *tools.Call) (*tools.Result, error) {
-	command, ok := plainCommand(call.Arguments)
-	if !ok {
-		var args struct {
-			Command *string `json:"command"`
-		}
-		if err := tools.Decode(call.Arguments, &args); err != nil {
-			return tools.Errorf("%v", err), nil
-		}
-		if args.Command == nil {
-			return tools.Errorf(`invalid arguments: "command" is required`), nil
-		}
-		command = *args.Command
-	}
-	switch {
-	case strings.TrimSpace(command) == "":
-		return tools.Errorf(`invalid arguments: "command" is empty`), nil
-	case strings.ContainsRune(command, 0):
-		return tools.Errorf(`invalid arguments: "command" contains a NUL byte`), nil
-	}
-	if call.Session.Key == "" {
-		return tools.Errorf("this tool keeps one shell per session, so it runs only in a session; the call named none"), nil
+	command, problem := commandOf(call)
+	if problem != nil {
+		return problem, nil
 	}
 	s, err := t.session(call.Session.Key)
 	if err != nil {
 		return nil, err
 	}
 	return s.run(ctx, t, call, command)
+}
+
+// commandOf is the command call asks for, or the error result that says
+// why there is none to run (Call's answer; StartCall leaves such a call to
+// Call).
+func commandOf(call *tools.Call) (command string, problem *tools.Result) {
+	command, ok := plainCommand(call.Arguments)
+	if !ok {
+		var args struct {
+			Command *string `json:"command"`
+		}
+		if err := tools.Decode(call.Arguments, &args); err != nil {
+			return "", tools.Errorf("%v", err)
+		}
+		if args.Command == nil {
+			return "", tools.Errorf(`invalid arguments: "command" is required`)
+		}
+		command = *args.Command
+	}
+	switch {
+	case strings.TrimSpace(command) == "":
+		return "", tools.Errorf(`invalid arguments: "command" is empty`)
+	case strings.ContainsRune(command, 0):
+		return "", tools.Errorf(`invalid arguments: "command" contains a NUL byte`)
+	case call.Session.Key == "":
+		return "", tools.Errorf("this tool keeps one shell per session, so it runs only in a session; the call named none")
+	}
+	return command, nil
 }
 
 // plainCommand reads arguments of the shape clients send,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/shellport/shellport/internal/tools"
@@ -106,17 +105,8 @@ func (s *session) after(sh *shell, o outcome, err error, lost *lostShell, call *
 // the call would have to wait first (no shell yet, a dead one, another
 // call running), and for arguments Call words an error for.
 func (t *Tool) StartCall(ctx context.Context, call *tools.Call, resume func(finish func() (*tools.Result, error))) bool {
-	command, ok := plainCommand(call.Arguments)
-	if !ok {
-		var args struct {
-			Command *string `json:"command"`
-		}
-		if tools.Decode(call.Arguments, &args) != nil || args.Command == nil {
-			return false
-		}
-		command = *args.Command
-	}
-	if call.Session.Key == "" || strings.TrimSpace(command) == "" || strings.ContainsRune(command, 0) {
+	command, problem := commandOf(call)
+	if problem != nil {
 		return false
 	}
 	t.mu.Lock()
