@@ -77,8 +77,13 @@ class _Logger:
         return logger
 
     def isEnabledFor(self, level: int) -> bool:
-        logger = self.get()
-        return logger is not None and logger.isEnabledFor(level)
+        # Asked on every call: the real logger once made, without get().
+        logger = self._logger
+        if logger is None:
+            logger = self.get()
+            if logger is None:
+                return False
+        return logger.isEnabledFor(level)
 
     def debug(self, msg: str, *args: Any, **kwargs: Any) -> None:
         logger = self.get()
