@@ -538,12 +538,77 @@ class Connection:
             raise
 
     def call(self, method: str, params: Params, timeout: float | None = None) -> Result:
-        """Send a request and wait for its result."""
-        if self._sync:
-            return self._call_sync(method, params, timeout)
-        if self._lead_fd >= 0:
-            return self._call_led(method, params, timeout)
-        return self.wait(*self.start(method, params), timeout=timeout)
+        """Send a request and wait for its result.
+
+        Over a transport with sync_calls (the library) the calling thread
+        waits in the transport, which holds the reply for it; Ctrl-C or a
+        timeout while waiting cancels the request and forgets its ticket, as
+        wait() does. Every blocking call over the library runs this, so the
+        common case takes the fewest steps (issue 16): one look at the wire
+        logger, a shared pending entry, and a reply that is one object with
+        a result object returns that result without the general checks
+        (_parse, _outcome), which everything else still goes through.
+        """
+        if not self._sync:
+            if self._lead_fd >= 0:
+                return self._call_led(method, params, timeout)
+            return self.wait(*self.start(method, params), timeout=timeout)
+        # What check() asks of the transport (a fork, a close), before any
+        # lock; a dead connection is found under the lock below.
+        self.transport.check()
+        request_id = next(self._ids)
+        data = _request(request_id, method, params)
+        with self._lock:
+            if self._dead is not None:
+                raise _copy(self._dead)
+            # close() cancels it; pending_count counts it
+            pending = _waits_itself.get(method)
+            if pending is None:
+                pending = _waits_itself[method] = _Pending(None, method, 0)
+            self._pending[request_id] = pending
+        wire = wire_log.isEnabledFor(DEBUG)  # once per call: it is three calls deep
+        try:
+            if wire:
+                wire_log.debug("-> %s", _wire_text(data))
+            step = WAIT_SLICE if timeout is None or timeout >= WAIT_SLICE else timeout
+            try:
+                # The first slice of the wait goes with the request, in one
+                # crossing: an editor call returns with its reply (issue 16).
+                ticket, reply, queued = self.transport.start_wait_call(data, step)
+            except KeyboardInterrupt:
+                self.cancel(request_id)
+                raise
+            if reply is None:
+                reply, queued = self._wait_ticket(request_id, ticket, timeout, step)
+        finally:
+            with self._lock:
+                self._pending.pop(request_id, None)
+        if wire:
+            wire_log.debug("<- %s", _wire_text(reply))
+        if self._dispatched < queued:
+            self._catch_up(queued)
+        try:
+            # _parse's steps, where the reply is what the runtime sends: one
+            # compact object. Anything else goes the general way below.
+            text = reply.decode("utf-8")
+            message, end = _scan(text, 0)
+            whole = end == len(text)
+        except (ValueError, StopIteration):  # UnicodeDecodeError is a ValueError
+            whole = False
+        if whole and type(message) is dict and "error" not in message:
+            result = message.get("result")
+            if type(result) is dict:
+                return result
+        try:
+            message = _parse(reply)
+            if "result" not in message and "error" not in message:
+                raise ProtocolError(
+                    f"the runtime sent a message with no result or error: {_clip(reply)}"
+                )
+        except ProtocolError as exc:
+            self._die(exc)
+            raise
+        return _outcome(method, message, reply)
 
     def _call_led(self, method: str, params: Params, timeout: float | None) -> Result:
         """call() whose thread reads the replies itself while no other caller does.
@@ -677,74 +742,6 @@ class Connection:
         for fd in fds:
             if fd >= 0:
                 os.close(fd)
-
-    def _call_sync(self, method: str, params: Params, timeout: float | None) -> Result:
-        """call() in the calling thread: the transport holds the reply for us.
-
-        Ctrl-C or a timeout while waiting cancels the request and forgets
-        its ticket, as wait() does. Every blocking call over the library
-        comes through here, so the common case takes the fewest steps
-        (issue 16): one look at the wire logger, a shared pending entry, and
-        a reply that is one object with a result object returns that
-        result without the general checks (_parse, _outcome), which
-        everything else still goes through.
-        """
-        # What check() asks of the transport (a fork, a close), before any
-        # lock; a dead connection is found under the lock below.
-        self.transport.check()
-        request_id = next(self._ids)
-        data = _request(request_id, method, params)
-        with self._lock:
-            if self._dead is not None:
-                raise _copy(self._dead)
-            # close() cancels it; pending_count counts it
-            pending = _waits_itself.get(method)
-            if pending is None:
-                pending = _waits_itself[method] = _Pending(None, method, 0)
-            self._pending[request_id] = pending
-        wire = wire_log.isEnabledFor(DEBUG)  # once per call: it is three calls deep
-        try:
-            if wire:
-                wire_log.debug("-> %s", _wire_text(data))
-            step = WAIT_SLICE if timeout is None or timeout >= WAIT_SLICE else timeout
-            try:
-                # The first slice of the wait goes with the request, in one
-                # crossing: an editor call returns with its reply (issue 16).
-                ticket, reply, queued = self.transport.start_wait_call(data, step)
-            except KeyboardInterrupt:
-                self.cancel(request_id)
-                raise
-            if reply is None:
-                reply, queued = self._wait_ticket(request_id, ticket, timeout, step)
-        finally:
-            with self._lock:
-                self._pending.pop(request_id, None)
-        if wire:
-            wire_log.debug("<- %s", _wire_text(reply))
-        if self._dispatched < queued:
-            self._catch_up(queued)
-        try:
-            # _parse's steps, where the reply is what the runtime sends: one
-            # compact object. Anything else goes the general way below.
-            text = reply.decode("utf-8")
-            message, end = _scan(text, 0)
-            whole = end == len(text)
-        except (ValueError, StopIteration):  # UnicodeDecodeError is a ValueError
-            whole = False
-        if whole and type(message) is dict and "error" not in message:
-            result = message.get("result")
-            if type(result) is dict:
-                return result
-        try:
-            message = _parse(reply)
-            if "result" not in message and "error" not in message:
-                raise ProtocolError(
-                    f"the runtime sent a message with no result or error: {_clip(reply)}"
-                )
-        except ProtocolError as exc:
-            self._die(exc)
-            raise
-        return _outcome(method, message, reply)
 
     def _wait_ticket(
         self, request_id: int, ticket: int, timeout: float | None, spent: float = 0.0

@@ -80,9 +80,10 @@ class _Logger:
         # Asked on every call: the real logger once made, without get().
         logger = self._logger
         if logger is None:
+            if "logging" not in sys.modules:
+                return False  # nobody can be listening (see get)
             logger = self.get()
-            if logger is None:
-                return False
+            assert logger is not None
         return logger.isEnabledFor(level)
 
     def debug(self, msg: str, *args: Any, **kwargs: Any) -> None:
