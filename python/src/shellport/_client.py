@@ -1221,7 +1221,11 @@ class Connection:
                     self._die(exc)
                     return False
                 done += 1
-                self._count_dispatched()
+                # _count_dispatched, inline: once per message (issue 16)
+                self._dispatched += 1
+                if self._behind:
+                    with self._lock:
+                        self._caught_up.notify_all()
         except BaseException:
             # The message the exception cut short goes again: a reply
             # already claimed is settled now and not found twice, one not
@@ -1287,7 +1291,15 @@ class Connection:
         # the batch's way out settles it (_settle_claimed). Nothing is
         # called between the claim and this store.
         self._claimed = (pending, message, data)
-        _deliver(pending, message, data)
+        future = pending.future
+        if (
+            type(future) is _Waiter
+            and "error" not in message
+            and type(result := message.get("result")) is dict
+        ):
+            future.set_result(result)  # _deliver's outcome, in short (issue 16)
+        else:
+            _deliver(pending, message, data)
         self._claimed = None
 
     def _settle_claimed(self) -> None:

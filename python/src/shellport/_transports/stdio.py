@@ -119,7 +119,8 @@ class StdioTransport(BaseTransport):
             raise self._exited_error()
 
     def send(self, message: Message) -> None:
-        data = encode(message) + b"\n"
+        # The connection sends requests encoded already (bytes): one copy.
+        data = (message if type(message) is bytes else encode(message)) + b"\n"
         self._check()
         with self._send_lock:
             try:
