@@ -16,6 +16,7 @@ import pytest
 import shellport
 from shellport._client import Connection
 from shellport._models import parse_tool_result
+from shellport._transports.base import BaseTransport, Message
 
 Msg = dict[str, Any]
 INIT = {
@@ -324,3 +325,81 @@ def test_issue18_heartbeat_pings_four_times_per_interval_on_a_daemon_thread(
         assert seen.get(timeout=30) == (0.25, "shellport-heartbeat", True)
         conn.start_heartbeat(0.01)
         assert seen.get(timeout=30)[0] == 0.025
+
+
+class _RawSyncTransport(BaseTransport):
+    """A transport with sync_calls whose replies are given bytes, as a runtime could send them."""
+
+    name = "raw-sync"
+    sync_calls = True
+
+    def __init__(self, replies: list[bytes]) -> None:
+        super().__init__()
+        self.replies = replies
+        self._idle = threading.Event()  # never set: the reader thread's wait
+
+    def send(self, message: Message) -> None:
+        self.check()
+
+    def receive(self, timeout: float) -> bytes | None:
+        self.check()
+        self._idle.wait(timeout)
+        return None
+
+    def start_wait_call(self, data: bytes, timeout: float) -> tuple[int, bytes | None, int]:
+        self.check()
+        if not self.replies:  # close()'s shutdown
+            return 1, b'{"jsonrpc":"2.0","id":0,"result":{}}', 0
+        return 1, self.replies.pop(0), 0
+
+    def forget_call(self, ticket: int) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_issue16_a_blocking_call_takes_every_reply_as_the_general_checks_do() -> None:
+    """The short way for a plain reply (issue 16) leaves every other shape to the general checks."""
+    replies = [
+        b'{"jsonrpc":"2.0","id":1,"result":{"a":1}}',
+        b'{"jsonrpc":"2.0","id":2,"result":{"a":2},"error":null}',  # a null error: the result
+        b' {"jsonrpc":"2.0","id":3,"result":{"a":3}}\r',  # whitespace around the object
+        b'{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no such method"}}',
+        b'{"jsonrpc":"2.0","id":5,"result":{"a":5},"error":{"code":-32602,"message":"bad"}}',
+        b'{"jsonrpc":"2.0","id":6}',
+    ]
+    conn = Connection(_RawSyncTransport(replies))
+    try:
+        assert conn.call("m", {}) == {"a": 1}
+        assert conn.call("m", {}) == {"a": 2}
+        assert conn.call("m", b"{}") == {"a": 3}
+        with pytest.raises(shellport.MethodNotFound, match="no such method"):
+            conn.call("m", {})
+        with pytest.raises(shellport.InvalidParams, match="bad"):
+            conn.call("m", {})
+        with pytest.raises(shellport.ProtocolError, match="no result or error"):
+            conn.call("m", {})
+        assert conn.pending_count() == 0
+        with pytest.raises(shellport.ProtocolError):  # that one ended the connection
+            conn.call("m", {})
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        (b'{"jsonrpc":"2.0","id":1,"result":[1]}', "the result of m is not an object"),
+        (b'{"jsonrpc":"2.0","id":1,"result":{}} trailing', "not JSON"),
+        (b'["jsonrpc"]', "JSON that is not an object"),
+        (b'{"jsonrpc":"2.0","result":{"t":"\xff"}}', "not JSON"),
+    ],
+)
+def test_issue16_a_blocking_call_words_a_bad_reply_as_before(reply: bytes, words: str) -> None:
+    conn = Connection(_RawSyncTransport([reply]))
+    try:
+        with pytest.raises(shellport.ProtocolError, match=words):
+            conn.call("m", {})
+    finally:
+        conn.close()

@@ -152,3 +152,29 @@ def test_issue11_an_unhandled_death_is_the_exception_that_leaves_the_block(
 
     with shellport.Runtime(CONFIG, "process") as rt, pytest.raises(shellport.ProcessExited):
         body(rt)
+
+
+def test_issue16_a_reply_is_read_without_a_chunk_sized_buffer_each_time(tmp_path: Path) -> None:
+    """Replies are read into one buffer made at start, not a new 256 KiB object per read.
+
+    A new one has malloc map fresh memory and unmap it again on every reply
+    (three system calls and a page fault each): tracemalloc sees it as a
+    peak of the whole chunk above what the calls keep.
+    """
+    import tracemalloc
+
+    from shellport._transports import stdio
+
+    with shellport.Runtime(CONFIG, "process") as rt:
+        session = rt.session(tmp_path)
+        session.call("_echo", {"n": 0})
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            for n in range(20):
+                assert session.call("_echo", {"n": n}).text == f'{{"n":{n}}}'
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+    assert peak < stdio._CHUNK // 4, f"{peak} bytes at the peak of 20 calls"

@@ -218,6 +218,12 @@ class _Pending:
         self.size = size
 
 
+#: The pending entries of the blocking calls that wait for their own replies
+#: in the transport (sync_calls), by method: nothing is settled through
+#: them, so one per method serves every call (issue 16).
+_waits_itself: dict[str, _Pending] = {}
+
+
 class _Waiter:
     """Where a blocking call's reply goes when its own thread may read it (issue 16).
 
@@ -225,20 +231,41 @@ class _Waiter:
     of a blocking call reads and dispatches messages itself while no other
     blocking call does (it leads); while one does, it sleeps on gate until
     its reply is dispatched or it is asked to lead (see Connection._wait_led).
-    done, signalled and the gate change under the connection's lock.
+    done, signalled and the gate change under the connection's lock, except
+    where its own thread dispatches its reply (see _finish).
     """
 
-    __slots__ = ("conn", "done", "exception", "gate", "result", "selecting", "signalled")
+    __slots__ = (
+        "conn",
+        "done",
+        "exception",
+        "gate",
+        "result",
+        "selecting",
+        "signalled",
+        "thread",
+    )
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        self.gate = threading.Lock()
-        self.gate.acquire()  # released by signal(): the sleeper's wake-up
+        # Made when the caller first sleeps (open_gate): most calls lead and
+        # never do (issue 16).
+        self.gate: threading.Lock | None = None
         self.done = False
         self.result: Result | None = None
         self.exception: BaseException | None = None
         self.signalled = False  # the gate is released and nobody has taken it yet
         self.selecting = False  # leading, and waiting for the descriptor
+        self.thread = _get_ident()  # the caller's
+
+    def open_gate(self) -> threading.Lock:
+        """The gate to sleep on, released if signalled already (lock held)."""
+        gate = self.gate
+        if gate is None:
+            gate = self.gate = threading.Lock()
+            if not self.signalled:
+                gate.acquire()  # released by signal(): the sleeper's wake-up
+        return gate
 
     def set_result(self, result: Result) -> None:
         self.result = result
@@ -249,6 +276,12 @@ class _Waiter:
         self._finish()
 
     def _finish(self) -> None:
+        if self.thread == _get_ident():
+            # The caller's own thread dispatches its reply, so it leads: it
+            # is not sleeping on the gate nor waiting for the descriptor,
+            # and it looks at done next (issue 16).
+            self.done = True
+            return
         conn = self.conn
         with conn._lock:
             self.done = True
@@ -265,7 +298,8 @@ class _Waiter:
         """Wake the thread sleeping on the gate, now or when it sleeps (lock held)."""
         if not self.signalled:
             self.signalled = True
-            self.gate.release()
+            if self.gate is not None:  # else open_gate makes it released
+                self.gate.release()
 
 
 OutputCallback = Callable[[str], Any]
@@ -504,12 +538,77 @@ class Connection:
             raise
 
     def call(self, method: str, params: Params, timeout: float | None = None) -> Result:
-        """Send a request and wait for its result."""
-        if self._sync:
-            return self._call_sync(method, params, timeout)
-        if self._lead_fd >= 0:
-            return self._call_led(method, params, timeout)
-        return self.wait(*self.start(method, params), timeout=timeout)
+        """Send a request and wait for its result.
+
+        Over a transport with sync_calls (the library) the calling thread
+        waits in the transport, which holds the reply for it; Ctrl-C or a
+        timeout while waiting cancels the request and forgets its ticket, as
+        wait() does. Every blocking call over the library runs this, so the
+        common case takes the fewest steps (issue 16): one look at the wire
+        logger, a shared pending entry, and a reply that is one object with
+        a result object returns that result without the general checks
+        (_parse, _outcome), which everything else still goes through.
+        """
+        if not self._sync:
+            if self._lead_fd >= 0:
+                return self._call_led(method, params, timeout)
+            return self.wait(*self.start(method, params), timeout=timeout)
+        # What check() asks of the transport (a fork, a close), before any
+        # lock; a dead connection is found under the lock below.
+        self.transport.check()
+        request_id = next(self._ids)
+        data = _request(request_id, method, params)
+        with self._lock:
+            if self._dead is not None:
+                raise _copy(self._dead)
+            # close() cancels it; pending_count counts it
+            pending = _waits_itself.get(method)
+            if pending is None:
+                pending = _waits_itself[method] = _Pending(None, method, 0)
+            self._pending[request_id] = pending
+        wire = wire_log.isEnabledFor(DEBUG)  # once per call: it is three calls deep
+        try:
+            if wire:
+                wire_log.debug("-> %s", _wire_text(data))
+            step = WAIT_SLICE if timeout is None or timeout >= WAIT_SLICE else timeout
+            try:
+                # The first slice of the wait goes with the request, in one
+                # crossing: an editor call returns with its reply (issue 16).
+                ticket, reply, queued = self.transport.start_wait_call(data, step)
+            except KeyboardInterrupt:
+                self.cancel(request_id)
+                raise
+            if reply is None:
+                reply, queued = self._wait_ticket(request_id, ticket, timeout, step)
+        finally:
+            with self._lock:
+                self._pending.pop(request_id, None)
+        if wire:
+            wire_log.debug("<- %s", _wire_text(reply))
+        if self._dispatched < queued:
+            self._catch_up(queued)
+        try:
+            # _parse's steps, where the reply is what the runtime sends: one
+            # compact object. Anything else goes the general way below.
+            text = reply.decode("utf-8")
+            message, end = _scan(text, 0)
+            whole = end == len(text)
+        except (ValueError, StopIteration):  # UnicodeDecodeError is a ValueError
+            whole = False
+        if whole and type(message) is dict and "error" not in message:
+            result = message.get("result")
+            if type(result) is dict:
+                return result
+        try:
+            message = _parse(reply)
+            if "result" not in message and "error" not in message:
+                raise ProtocolError(
+                    f"the runtime sent a message with no result or error: {_clip(reply)}"
+                )
+        except ProtocolError as exc:
+            self._die(exc)
+            raise
+        return _outcome(method, message, reply)
 
     def _call_led(self, method: str, params: Params, timeout: float | None) -> Result:
         """call() whose thread reads the replies itself while no other caller does.
@@ -551,6 +650,7 @@ class Connection:
                     self._turns += 1
                 else:
                     self._followers[waiter] = None
+                    gate = waiter.open_gate()
             if lead:
                 try:
                     self._lead(waiter, until)
@@ -559,7 +659,7 @@ class Connection:
                 return
             left = until - _monotonic()
             try:
-                woken = left > 0 and waiter.gate.acquire(True, left)
+                woken = left > 0 and gate.acquire(True, left)
             except BaseException:  # Ctrl-C: a lead handed to this thread goes on
                 with self._lock:
                     self._followers.pop(waiter, None)
@@ -568,7 +668,7 @@ class Connection:
                 raise
             with self._lock:
                 if not woken and waiter.signalled:
-                    waiter.gate.acquire(False)  # signalled as the wait ended
+                    gate.acquire(False)  # signalled as the wait ended
                     woken = True
                 waiter.signalled = False
                 self._followers.pop(waiter, None)
@@ -642,53 +742,6 @@ class Connection:
         for fd in fds:
             if fd >= 0:
                 os.close(fd)
-
-    def _call_sync(self, method: str, params: Params, timeout: float | None) -> Result:
-        """call() in the calling thread: the transport holds the reply for us.
-
-        Ctrl-C or a timeout while waiting cancels the request and forgets
-        its ticket, as wait() does.
-        """
-        self.check()
-        request_id = next(self._ids)
-        data = _request(request_id, method, params)
-        pending = _Pending(None, method, len(data))
-        with self._lock:
-            if self._dead is not None:
-                raise _copy(self._dead)
-            self._pending[request_id] = pending  # close() cancels it; pending_count counts it
-        try:
-            if wire_log.isEnabledFor(DEBUG):
-                wire_log.debug("-> %s", _wire_text(data))
-            step = WAIT_SLICE if timeout is None else min(WAIT_SLICE, timeout)
-            try:
-                # The first slice of the wait goes with the request, in one
-                # crossing: an editor call returns with its reply (issue 16).
-                ticket, got, queued = self.transport.start_wait_call(data, step)
-            except KeyboardInterrupt:
-                self.cancel(request_id)
-                raise
-            if got is None:
-                reply, queued = self._wait_ticket(request_id, ticket, timeout, step)
-            else:
-                reply = got
-        finally:
-            with self._lock:
-                self._pending.pop(request_id, None)
-        if wire_log.isEnabledFor(DEBUG):
-            wire_log.debug("<- %s", _wire_text(reply))
-        if self._dispatched < queued:
-            self._catch_up(queued)
-        try:
-            message = _parse(reply)
-            if "result" not in message and "error" not in message:
-                raise ProtocolError(
-                    f"the runtime sent a message with no result or error: {_clip(reply)}"
-                )
-        except ProtocolError as exc:
-            self._die(exc)
-            raise
-        return _outcome(pending, message, reply)
 
     def _wait_ticket(
         self, request_id: int, ticket: int, timeout: float | None, spent: float = 0.0
@@ -1168,7 +1221,11 @@ class Connection:
                     self._die(exc)
                     return False
                 done += 1
-                self._count_dispatched()
+                # _count_dispatched, inline: once per message (issue 16)
+                self._dispatched += 1
+                if self._behind:
+                    with self._lock:
+                        self._caught_up.notify_all()
         except BaseException:
             # The message the exception cut short goes again: a reply
             # already claimed is settled now and not found twice, one not
@@ -1199,13 +1256,26 @@ class Connection:
                     self._nudge_reader()
 
     def _count_dispatched(self) -> None:
-        with self._lock:
-            self._dispatched += 1
-            if self._behind:
+        # Under _read_lock, as every dispatch: no other thread counts
+        # meanwhile, and the others read it as a hint or under _lock. A
+        # caller that begins to wait (_catch_up) raises _behind before it
+        # looks at the count, so it sees this one or is notified.
+        self._dispatched += 1
+        if self._behind:
+            with self._lock:
                 self._caught_up.notify_all()
 
     def _dispatch(self, data: bytes) -> None:
-        message = _parse(data)
+        try:
+            # _parse's steps, where the message is what the runtime sends:
+            # one compact object (issue 16). Anything else goes through it.
+            text = data.decode("utf-8")
+            message, end = _scan(text, 0)
+            whole = end == len(text)
+        except (ValueError, StopIteration):  # UnicodeDecodeError is a ValueError
+            whole = False
+        if not whole or type(message) is not dict:
+            message = _parse(data)
         if "method" in message:
             self._on_notification(message)
             return
@@ -1221,7 +1291,15 @@ class Connection:
         # the batch's way out settles it (_settle_claimed). Nothing is
         # called between the claim and this store.
         self._claimed = (pending, message, data)
-        _deliver(pending, message, data)
+        future = pending.future
+        if (
+            type(future) is _Waiter
+            and "error" not in message
+            and type(result := message.get("result")) is dict
+        ):
+            future.set_result(result)  # _deliver's outcome, in short (issue 16)
+        else:
+            _deliver(pending, message, data)
         self._claimed = None
 
     def _settle_claimed(self) -> None:
@@ -1380,7 +1458,7 @@ def _parse(data: bytes) -> dict[str, Any]:
     return message
 
 
-def _outcome(pending: _Pending, message: dict[str, Any], data: bytes) -> Result:
+def _outcome(method: str, message: dict[str, Any], data: bytes) -> Result:
     """The result a reply carries, or the exception it stands for (raised)."""
     error = message.get("error")
     if error is not None:
@@ -1389,7 +1467,7 @@ def _outcome(pending: _Pending, message: dict[str, Any], data: bytes) -> Result:
         raise _rpc_error(error)
     result = message.get("result")
     if not isinstance(result, dict):
-        raise ProtocolError(f"the result of {pending.method} is not an object: {_clip(data)}")
+        raise ProtocolError(f"the result of {method} is not an object: {_clip(data)}")
     return result
 
 
@@ -1416,7 +1494,7 @@ def _deliver(pending: _Pending, message: dict[str, Any], data: bytes) -> None:
     """Settle a claimed reply's future with its result or the error it stands for."""
     assert pending.future is not None
     try:
-        result = _outcome(pending, message, data)
+        result = _outcome(pending.method, message, data)
     except ShellportError as exc:
         _settle(pending.future, exception=exc)
         return

@@ -77,8 +77,14 @@ class _Logger:
         return logger
 
     def isEnabledFor(self, level: int) -> bool:
-        logger = self.get()
-        return logger is not None and logger.isEnabledFor(level)
+        # Asked on every call: the real logger once made, without get().
+        logger = self._logger
+        if logger is None:
+            if "logging" not in sys.modules:
+                return False  # nobody can be listening (see get)
+            logger = self.get()
+            assert logger is not None
+        return logger.isEnabledFor(level)
 
     def debug(self, msg: str, *args: Any, **kwargs: Any) -> None:
         logger = self.get()

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._exceptions import ProtocolError
-from ._transports.base import encode, encode_string
+from ._transports.base import encode_dict, encode_string
 
 if TYPE_CHECKING:
     from ._client import Connection
@@ -65,10 +65,10 @@ def encoded_call_params(
     kept in prefixes; only the arguments are encoded per call (issue 16).
     Anything but a plain dict (or None) goes the general way.
     """
-    if arguments is None:
+    if type(arguments) is not dict:
+        if arguments is not None:
+            return None
         arguments = {}
-    elif type(arguments) is not dict:
-        return None
     if type(name) is not str:
         return None  # call_params words the error
     prefix = prefixes.get(name)
@@ -80,7 +80,7 @@ def encoded_call_params(
             encode_string(name),
         )
         prefixes[name] = prefix
-    return prefix + encode(arguments) + b"}"
+    return prefix + encode_dict(arguments) + b"}"
 
 
 def present_params(
@@ -120,14 +120,17 @@ def parse_tool_result(result: Mapping[str, Any]) -> ToolResult:
     just decoded from the wire that nothing else holds (issue 16).
     """
     content = result.get("content")
-    if not isinstance(content, list):
-        raise ProtocolError(f"a tools/call result has no content list: {dict(result)!r:.200}")
     # Nearly every result is one text part: take it without the general
     # pass (issue 16).
-    if len(content) == 1 and type(part := content[0]) is dict and part.get("type") == "text":
-        text = part.get("text")
-        texts = [text] if type(text) is str else []
-    else:
+    if not (
+        type(content) is list
+        and len(content) == 1
+        and type(part := content[0]) is dict
+        and part.get("type") == "text"
+        and type(text := part.get("text")) is str
+    ):
+        if not isinstance(content, list):
+            raise ProtocolError(f"a tools/call result has no content list: {dict(result)!r:.200}")
         texts = [
             part["text"]
             for part in content
@@ -135,6 +138,7 @@ def parse_tool_result(result: Mapping[str, Any]) -> ToolResult:
             and part.get("type") == "text"
             and isinstance(part.get("text"), str)
         ]
+        text = texts[0] if len(texts) == 1 else "\n".join(texts)
     structured = result.get("structuredContent")
     meta = result.get("_meta")
     presentation = meta.get("presentation") if isinstance(meta, dict) else None
@@ -142,7 +146,7 @@ def parse_tool_result(result: Mapping[str, Any]) -> ToolResult:
     # object.__setattr__ calls: one per call adds up (issue 16).
     made = _new_result(ToolResult)
     made.__dict__.update(
-        text=texts[0] if len(texts) == 1 else "\n".join(texts),
+        text=text,
         is_error=result.get("isError") is True,
         meta=dict(structured) if isinstance(structured, dict) else {},
         presentation=dict(presentation) if isinstance(presentation, dict) else {},

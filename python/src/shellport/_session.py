@@ -16,6 +16,7 @@ from ._models import (
     parse_tool_result,
     present_params,
 )
+from ._transports.base import encode_dict
 
 if TYPE_CHECKING:  # for the annotation of Session.runtime only
     from ._runtime import Runtime
@@ -120,6 +121,13 @@ class Session:
         call goes on and it is not called again (the error is logged).
         """
         if on_output is None and call_id is None:
+            # A tool called before with a dict: its params prefix is kept
+            # (issue 16); encoded_call_params makes it, and does the rest.
+            if type(name) is str and type(arguments) is dict:
+                prefix = self._prefixes.get(name)
+                if prefix is not None:
+                    request = prefix + encode_dict(arguments) + b"}"
+                    return parse_tool_result(self._conn.call("tools/call", request))
             encoded = encoded_call_params(self._prefixes, self._id, name, arguments)
             if encoded is not None:
                 return parse_tool_result(self._conn.call("tools/call", encoded))

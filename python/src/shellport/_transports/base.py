@@ -40,19 +40,27 @@ _text_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allo
 _encode_ascii = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 
 
-def _direct_text_encoder() -> Callable[[Any], str]:
-    """_text_encoder.encode for a dict, without its Python layers (issue 16).
+def _plain_dict_encoder(o: dict[str, Any]) -> bytes:
+    try:
+        return _text_encoder.encode(o).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: see encode()
+        return _encode_ascii(o).encode("ascii")
+
+
+def _direct_encoders() -> tuple[Callable[[Any], str], Callable[[dict[str, Any]], bytes]]:
+    """_text_encoder.encode for a dict, without its Python layers (issue 16); and to bytes.
 
     JSONEncoder.encode goes through iterencode, which builds the C encoder
     anew on each call; one C encoder with the same options, built once,
     saves most of a small request's encoding time. Where the C encoder is missing or takes
     other arguments (another interpreter), the probe below fails and the
-    plain encode is used.
+    plain encode is used. The second function is encode() of a dict in one
+    call, as a tool's arguments are encoded on every call.
     """
     plain = _text_encoder.encode
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:
-        return plain
+        return plain, _plain_dict_encoder
     enc = _text_encoder
     default, basestring = enc.default, json.encoder.encode_basestring
     join = "".join
@@ -71,20 +79,30 @@ def _direct_text_encoder() -> Callable[[Any], str]:
         except RecursionError:
             return plain(o)
 
+    def encode_dict(o: dict[str, Any]) -> bytes:
+        try:
+            return join(unchecked(o, 0)).encode("utf-8")
+        except RecursionError:
+            return _plain_dict_encoder(o)
+        except UnicodeEncodeError:  # a lone surrogate: see encode()
+            return _encode_ascii(o).encode("ascii")
+
     probe = {"a": [1, 2.5, "x\u00e9\n", None, True], "b": {"c": -0.0}}
     try:
-        if encode_text(probe) != plain(probe):
-            return plain
+        if encode_text(probe) != plain(probe) or encode_dict(probe) != plain(probe).encode():
+            return plain, _plain_dict_encoder
     except Exception:  # a C encoder of another shape
-        return plain
-    return encode_text
+        return plain, _plain_dict_encoder
+    return encode_text, encode_dict
 
 
-_encode_text = _direct_text_encoder()
+_encode_text, encode_dict = _direct_encoders()
 
 
 def encode(message: Message) -> bytes:
     """Encode a message as one compact line of UTF-8 JSON (no newline)."""
+    if type(message) is dict:  # nearly always: spare the isinstance below
+        return encode_dict(message)
     if isinstance(message, (bytes, bytearray)):
         return bytes(message)
     text = _encode_text(message)

@@ -18,11 +18,20 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-from ctypes import byref, string_at
+from ctypes import byref
 
 from .._exceptions import LibraryNotFound, ProtocolError, TransportClosed, TransportError
 from .._native import foreign_file_hint
 from .base import BaseTransport, Message, encode
+
+
+class _Reply(ctypes.c_char_p):
+    """A string the library returned, as its pointer: read with .value, then freed.
+
+    As a restype, a subclass of c_char_p comes back as itself, not as bytes,
+    so the same object reads the string (one C getter, where string_at is a
+    Python function and a foreign call) and goes back to shellport_free.
+    """
 
 
 class _Library:
@@ -85,6 +94,16 @@ class _Library:
         self._version.argtypes, self._version.restype = [], ctypes.c_void_p
         if self.ready_fd is not None:
             self.ready_fd.argtypes, self.ready_fd.restype = [ctypes.c_longlong], ctypes.c_int
+        # What a blocking call goes through on every call (issue 16), declared
+        # without argtypes: ctypes then converts nothing per call (it would
+        # call each argtype's from_param and make an object for each), and
+        # the callers pass exactly the C types: the handle as a c_longlong,
+        # the request as bytes, the timeout as an int (a C int), ticket and
+        # queued by reference. The declared functions above stay for the rest.
+        self.start_wait_raw = lib["shellport_start_wait"]
+        self.start_wait_raw.restype = _Reply
+        self.free_raw = lib["shellport_free"]
+        self.free_raw.restype = None
 
     def take(self, pointer: int | None) -> bytes | None:
         """Copy a string the library returned and free it."""
@@ -98,6 +117,23 @@ class _Library:
     def version(self) -> str:
         data = self.take(self._version())
         return "" if data is None else data.decode("utf-8", "replace")
+
+
+class _Cells:
+    """What shellport_start_wait writes its ticket and queued count to, by reference.
+
+    Made once per blocking call running at a time and reused (issue 16):
+    the library writes the ticket on every call, and queued with every
+    reply, so nothing needs resetting between calls.
+    """
+
+    __slots__ = ("queued", "queued_ref", "ticket", "ticket_ref")
+
+    def __init__(self) -> None:
+        self.ticket = ctypes.c_longlong(0)
+        self.queued = ctypes.c_ulonglong(0)
+        self.ticket_ref = byref(self.ticket)
+        self.queued_ref = byref(self.queued)
 
 
 #: At most this many messages per shellport_recv_many.
@@ -167,6 +203,8 @@ class CDLLTransport(BaseTransport):
                 f"shellport_open in {path!r} returned {handle}: the library failed"
             )
         self._handle = handle
+        self._c_handle = ctypes.c_longlong(handle)  # as start_wait_raw takes it
+        self._cells: list[_Cells] = []  # start_wait_call's, free for the next call
         # reply_fd and close never overlap: a descriptor number the library
         # has just closed could belong to another file by the time it is
         # duplicated.
@@ -180,7 +218,7 @@ class CDLLTransport(BaseTransport):
     def send(self, message: Message) -> None:
         # The connection sends requests encoded already (bytes).
         data = message if type(message) is bytes else encode(message)
-        if b"\0" in data:
+        if 0 in data:  # a raw NUL
             raise ProtocolError("a message for the C ABI cannot contain a raw NUL byte")
         self.check()
         rc = self._lib.send(self._handle, data)
@@ -232,7 +270,7 @@ class CDLLTransport(BaseTransport):
         return data.split(b"\n")
 
     def start_call(self, data: bytes) -> int:
-        if b"\0" in data:
+        if 0 in data:  # a raw NUL
             raise ProtocolError("a message for the C ABI cannot contain a raw NUL byte")
         self.check()
         ticket = int(self._lib.start(self._handle, data))
@@ -246,28 +284,37 @@ class CDLLTransport(BaseTransport):
     def start_wait_call(self, data: bytes, timeout: float) -> tuple[int, bytes | None, int]:
         # One crossing (shellport_start_wait) where start_call and
         # wait_call take two: an editor call's reply is there when the
-        # request has been delivered (issue 16).
-        if b"\0" in data:
+        # request has been delivered (issue 16). Every blocking call comes
+        # through here, so it converts nothing per call (see
+        # _Library.start_wait_raw) and reuses its ticket and queued cells.
+        if 0 in data:  # a raw NUL (b"\0" in data raises and clears a TypeError first)
             raise ProtocolError("a message for the C ABI cannot contain a raw NUL byte")
         self.check()
-        ms = max(0, min(int(timeout * 1000), 60_000))
-        ticket = ctypes.c_longlong(0)
-        queued = ctypes.c_ulonglong(0)
+        ms = int(timeout * 1000)
+        if ms > 60_000:
+            ms = 60_000
+        elif ms < 0:
+            ms = 0
+        try:
+            cells = self._cells.pop()
+        except IndexError:  # as many as calls run at once
+            cells = _Cells()
         lib = self._lib
         try:
-            pointer = lib.start_wait(self._handle, data, ms, byref(ticket), byref(queued))
+            reply = lib.start_wait_raw(self._c_handle, data, ms, cells.ticket_ref, cells.queued_ref)
         except BaseException:
             # Ctrl-C as the call returned: the reply, if any, is given up.
-            if ticket.value > 0:
-                lib.forget(self._handle, ticket.value)
+            if cells.ticket.value > 0:
+                lib.forget(self._handle, cells.ticket.value)
             raise
-        if pointer:
-            try:
-                reply = string_at(pointer)
-            finally:
-                lib.free(pointer)
-            return ticket.value, reply, queued.value
-        t = ticket.value
+        text = reply.value
+        t = cells.ticket.value
+        if text is not None:
+            lib.free_raw(reply)
+            got = t, text, cells.queued.value
+            self._cells.append(cells)
+            return got
+        self._cells.append(cells)
         if t == -1:
             self.check()
             raise TransportClosed(f"the library no longer knows handle {self._handle}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import select
 import selectors
@@ -18,6 +19,7 @@ import subprocess
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from .._exceptions import BinaryNotFound, ProcessExited, TransportError
 from .._native import foreign_file_hint
@@ -80,6 +82,14 @@ class StdioTransport(BaseTransport):
         self._read_lock = threading.Lock()
         self._buffer = bytearray()
         self._scanned = 0  # bytes of _buffer known to hold no newline
+        # What receive_ready reads into (under _read_lock), made once: a
+        # read of _CHUNK bytes into a new object has malloc map the memory
+        # afresh, and unmap it, on every call (mmap, mremap, munmap and a
+        # page fault per reply, issue 16).
+        self._chunk = memoryview(bytearray(_CHUNK))
+        # Unbuffered (bufsize=0): the pipe's raw file, whose readinto is one
+        # read(2) and says None where the empty pipe would block.
+        self._read_into = cast(io.RawIOBase, self._proc.stdout).readinto
         # Lines taken off _buffer and not yet handed over: receive_ready
         # gathers them here, not in a local, so a KeyboardInterrupt while it
         # runs (a blocking call reads on the main thread) leaves them for the
@@ -109,7 +119,8 @@ class StdioTransport(BaseTransport):
             raise self._exited_error()
 
     def send(self, message: Message) -> None:
-        data = encode(message) + b"\n"
+        # The connection sends requests encoded already (bytes): one copy.
+        data = (message if type(message) is bytes else encode(message)) + b"\n"
         self._check()
         with self._send_lock:
             try:
@@ -214,19 +225,20 @@ class StdioTransport(BaseTransport):
     def receive_ready(self) -> list[bytes] | None:
         with self._read_lock:
             self.check()
+            chunk = self._chunk
             while not self._eof:
                 try:
-                    chunk = os.read(self._out_fd, _CHUNK)
-                except BlockingIOError:
-                    break
+                    n = self._read_into(chunk)
                 except OSError as exc:
                     raise TransportError(f"read from the runtime process failed: {exc}") from exc
-                if not chunk:
+                if n is None:  # nothing there (the descriptor does not block)
+                    break
+                if not n:
                     self._eof = True
                     self._selector.unregister(self._out_fd)
                     break
-                self._buffer += chunk
-                if len(chunk) < _CHUNK:
+                self._buffer += chunk[:n]
+                if n < _CHUNK:
                     break  # the pipe is empty: spare the read that would say so
             self._take_lines()
             out, self._lines = self._lines, []  # no call in between: nothing can interrupt
