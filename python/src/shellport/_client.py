@@ -587,15 +587,10 @@ class Connection:
             wire_log.debug("<- %s", _wire_text(reply))
         if self._dispatched < queued:
             self._catch_up(queued)
-        try:
-            # _parse's steps, where the reply is what the runtime sends: one
-            # compact object. Anything else goes the general way below.
-            text = reply.decode("utf-8")
-            message, end = _scan(text, 0)
-            whole = end == len(text)
-        except (ValueError, StopIteration):  # UnicodeDecodeError is a ValueError
-            whole = False
-        if whole and type(message) is dict and "error" not in message:
+        # A reply that is one compact object with a result object and no
+        # error member is that result; anything else goes the general way.
+        message = _compact_object(reply)
+        if message is not None and "error" not in message:
             result = message.get("result")
             if type(result) is dict:
                 return result
@@ -1266,15 +1261,8 @@ class Connection:
                 self._caught_up.notify_all()
 
     def _dispatch(self, data: bytes) -> None:
-        try:
-            # _parse's steps, where the message is what the runtime sends:
-            # one compact object (issue 16). Anything else goes through it.
-            text = data.decode("utf-8")
-            message, end = _scan(text, 0)
-            whole = end == len(text)
-        except (ValueError, StopIteration):  # UnicodeDecodeError is a ValueError
-            whole = False
-        if not whole or type(message) is not dict:
+        message = _compact_object(data)
+        if message is None:
             message = _parse(data)
         if "method" in message:
             self._on_notification(message)
@@ -1435,27 +1423,37 @@ def _request(request_id: int, method: str, params: Params) -> bytes:
     return b'{"jsonrpc":"2.0","id":%d,"method":%s,"params":%s}' % (request_id, name, params)
 
 
-def _parse(data: bytes) -> dict[str, Any]:
-    """Decode one message from the runtime; ProtocolError if it is not a JSON object."""
+def _compact_object(data: bytes) -> dict[str, Any] | None:
+    """The message data holds when it is what the runtime sends: one compact JSON object.
+
+    Scanning it directly skips json's two whitespace passes around it
+    (issue 16). None for anything else (whitespace, trailing text, not JSON,
+    not an object), which _parse decodes in full or words the error of.
+    """
     try:
         text = data.decode("utf-8")
-        # The runtime sends one compact object per message: scanning it
-        # directly skips json's two whitespace passes around it. Anything
-        # else (whitespace, trailing text, not JSON) takes the full decoder,
-        # which also words the error.
-        try:
-            message, end = _scan(text, 0)
-        except StopIteration:
-            end = -1
-        if end != len(text):
-            message = _decode(text)
+        message, end = _scan(text, 0)
+    except (ValueError, StopIteration):  # UnicodeDecodeError is a ValueError
+        return None
+    if end != len(text) or type(message) is not dict:
+        return None
+    return message
+
+
+def _parse(data: bytes) -> dict[str, Any]:
+    """Decode one message from the runtime; ProtocolError if it is not a JSON object."""
+    message = _compact_object(data)
+    if message is not None:
+        return message
+    try:
+        decoded = _decode(data.decode("utf-8"))
     except ValueError as exc:  # UnicodeDecodeError is one too
         raise ProtocolError(
             f"the runtime sent a line that is not JSON ({exc}): {_clip(data)}"
         ) from exc
-    if not isinstance(message, dict):
+    if not isinstance(decoded, dict):
         raise ProtocolError(f"the runtime sent JSON that is not an object: {_clip(data)}")
-    return message
+    return decoded
 
 
 def _outcome(method: str, message: dict[str, Any], data: bytes) -> Result:
