@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,44 @@ def test_issue16_a_reply_is_read_without_a_chunk_sized_buffer_each_time(tmp_path
         finally:
             tracemalloc.stop()
     assert peak < stdio._CHUNK // 4, f"{peak} bytes at the peak of 20 calls"
+
+
+def test_issue16_receive_and_stderr_reads_do_not_make_a_chunk_sized_object_each_time() -> None:
+    """The reader thread's way (receive) reads stdout into the transport's one
+    buffer, and stderr in small pieces: a new 256 KiB object per read has
+    malloc map and unmap it every time (as for replies read by a blocking call).
+
+    The child is a real process writing 40 lines to stdout, each after 64 KiB
+    on stderr, so every line comes with a full stderr pipe to drain.
+    """
+    import tracemalloc
+
+    from shellport import StdioTransport
+    from shellport._transports import stdio
+
+    child = (
+        "import os, sys\n"
+        "sys.stdin.readline()\n"
+        "for n in range(40):\n"
+        "    os.write(2, b'e' * 65536)\n"
+        "    os.write(1, b'{\"n\":%d}\\n' % n)\n"
+        "sys.stdin.readline()\n"
+    )
+    with StdioTransport([sys.executable, "-c", child]) as transport:
+        transport.send(b"{}")  # start
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            got: list[bytes] = []
+            deadline = time.monotonic() + 10
+            while len(got) < 40 and time.monotonic() < deadline:
+                line = transport.receive(1.0)  # None: a round that brought stderr only
+                if line is not None:
+                    got.append(line)
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+        transport.send(b"{}")  # end
+    assert got == [b'{"n":%d}' % n for n in range(40)]
+    assert peak < stdio._CHUNK // 4, f"{peak} bytes at the peak of 40 reads"

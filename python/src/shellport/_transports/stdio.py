@@ -26,6 +26,10 @@ from .._native import foreign_file_hint
 from .base import BaseTransport, Message, encode
 
 _CHUNK = 1 << 18
+# Stderr is read in pieces below glibc's default mmap threshold (128 KiB),
+# from the heap: a read of _CHUNK into a new object would map and unmap
+# its memory each time (see _chunk). A full pipe (64 KiB) takes four.
+_ERR_CHUNK = 16 << 10
 _STDERR_KEEP = 16 << 10
 _EXIT_WAIT = 3.0  # seconds a closed runtime gets to exit before it is killed
 
@@ -159,19 +163,18 @@ class StdioTransport(BaseTransport):
         for key, _ in self._selector.select(timeout):
             fd = key.fd
             try:
-                chunk = os.read(fd, _CHUNK)
+                if fd == self._err_fd:
+                    self._read_stderr()
+                    continue
+                n = self._read_into(self._chunk)  # under _read_lock, as receive_ready
             except BlockingIOError:
                 continue  # another reader took it first (receive_ready)
             except OSError as exc:
                 raise TransportError(f"read from the runtime process failed: {exc}") from exc
-            if fd == self._err_fd:
-                if chunk:
-                    self._keep_stderr(chunk)
-                else:
-                    self._err_open = False
-                    self._selector.unregister(fd)
-            elif chunk:
-                self._buffer += chunk
+            if n is None:
+                continue  # another reader took it first (receive_ready)
+            if n:
+                self._buffer += self._chunk[:n]
             else:
                 self._eof = True
                 self._selector.unregister(fd)
@@ -210,14 +213,10 @@ class StdioTransport(BaseTransport):
             with self._read_lock:
                 if self._err_open and not self.closed:
                     try:
-                        chunk: bytes | None = os.read(err, _CHUNK)
+                        self._read_stderr()
                     except BlockingIOError:
-                        chunk = None  # another reader took it first
-                    except OSError:
-                        chunk = b""  # a broken stderr ends like a closed one
-                    if chunk:
-                        self._keep_stderr(chunk)
-                    elif chunk is not None:
+                        pass  # another reader took it first
+                    except OSError:  # a broken stderr ends like a closed one
                         self._err_open = False
                         self._selector.unregister(err)
         return fd in ready or (wake >= 0 and wake in ready)
@@ -277,6 +276,26 @@ class StdioTransport(BaseTransport):
             if line.strip():
                 return line
 
+    def _read_stderr(self) -> None:
+        """Take what the child's stderr holds now, which select found readable.
+
+        Pieces of _ERR_CHUNK until one comes short or the pipe is empty: as
+        much as one read of a whole pipe took, without its large object.
+        An OSError of the first read is the caller's (BlockingIOError:
+        another reader took it first).
+        """
+        chunk = os.read(self._err_fd, _ERR_CHUNK)
+        while chunk:
+            self._keep_stderr(chunk)
+            if len(chunk) < _ERR_CHUNK:
+                return
+            try:
+                chunk = os.read(self._err_fd, _ERR_CHUNK)
+            except OSError:  # BlockingIOError too: empty now; a real error shows next time
+                return
+        self._err_open = False
+        self._selector.unregister(self._err_fd)
+
     def _keep_stderr(self, chunk: bytes) -> None:
         self._stderr.append(chunk)
         self._stderr_size += len(chunk)
@@ -287,7 +306,7 @@ class StdioTransport(BaseTransport):
         """Collect what is left on stderr without waiting for its end."""
         while self._err_open and select.select([self._err_fd], [], [], 0)[0]:
             try:
-                chunk = os.read(self._err_fd, _CHUNK)
+                chunk = os.read(self._err_fd, _ERR_CHUNK)
             except OSError:  # BlockingIOError too: another reader took it first
                 return
             if not chunk:
