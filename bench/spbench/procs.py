@@ -150,12 +150,15 @@ def children_named(root: int, name: str) -> set[int]:
 
 
 def idle_spares(pids: set[int] | dict[int, str]) -> set[int]:
-    """Those of pids that are spare supervisors no program was given yet.
+    """Those of pids that are spare supervisors no program was given yet, or
+    the spawners that fork them.
 
     The shellport executable keeps one supervisor started ahead of the next
-    shell or command (issue 16): the runtime's, not a session's, so it
-    outlives a session's close and dies with the runtime. A spare that was
-    claimed has its program as a child; an idle one has none. Linux only.
+    shell or command (issue 16), forked by a spawner it exec'd once: both
+    are the runtime's, not a session's, so they outlive a session's close
+    and die with the runtime. A spare that was claimed has its program as a
+    child; an idle one, and a spawner, have none. A forked spare keeps the
+    spawner's command line. Linux only.
     """
     out = set()
     if not _PROC:
@@ -164,7 +167,7 @@ def idle_spares(pids: set[int] | dict[int, str]) -> set[int]:
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 args = f.read().split(b"\0")
-            if b"--spare" not in args:
+            if b"--spare" not in args and b"--spawner" not in args:
                 continue
             children = b""
             for tid in os.listdir(f"/proc/{pid}/task"):

@@ -26,6 +26,7 @@ struct options {
 	int supervise;    /* --supervise: fork the program and supervise it (Linux) */
 	int sweep_scan_all; /* --sweep-scan-all: find descendants in all of /proc (tests) */
 	int spare_fd;     /* --spare FD: wait for the program's spec on this socket (spare.c) */
+	int spawner_fd;   /* --spawner FD: fork a spare per request on this socket (spawner.c) */
 	int check_spec;   /* --check-spec: parse a spec from fd 0 and print it (fuzzing) */
 	int life_fd;      /* --life FD: end of file here means the runtime is gone */
 	int report_fd;    /* --report FD: "pid N", "error OP ERRNO", "end" lines */
@@ -121,5 +122,12 @@ int restrict_child(const struct restrictions *r);
 
 /* supervise runs the Linux supervisor (supervise.c) and never returns. */
 void supervise(struct options *o);
+
+/* life_gone reports whether the life descriptor, which poll found ready
+ * with revents, reached end of file (supervise.c). */
+int life_gone(int fd, short revents);
+
+/* spawner runs the spawner (spawner.c) and never returns. */
+void spawner(struct options *o);
 
 #endif

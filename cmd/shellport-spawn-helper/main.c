@@ -32,6 +32,10 @@
  *                           for the program's spec on the socket FD (spare.c);
  *                           DIR and PROGRAM are not given. End of file on FD
  *                           before a spec ends the spare quietly.
+ *   --spawner FD            start as the spawner: fork a spare for each byte
+ *                           read on the socket FD (spawner.c); needs --life 3,
+ *                           FD 4 and --parent, and takes no other option,
+ *                           DIR or PROGRAM
  *   --check-spec            parse a spare's spec from fd 0 and print it;
  *                           start nothing (the parser's fuzzing seam)
  *   --sweep-scan-all        find the descendants to kill by scanning all of
@@ -43,7 +47,8 @@
 #include "helper.h"
 
 static const char usage[] = "usage: shellport-spawn-helper [--supervise] [--life FD] [--report FD] [--parent PID] "
-			    "[--tty FD] [--fd3 FD] [--argv0 NAME] [--landlock-ruleset FD] [--seccomp-filter FD] [--sweep-scan-all] [--spare FD | --] DIR PROGRAM [ARG...]";
+			    "[--tty FD] [--fd3 FD] [--argv0 NAME] [--landlock-ruleset FD] [--seccomp-filter FD] [--sweep-scan-all] [--spare FD | --] DIR PROGRAM [ARG...]\n"
+			    "       shellport-spawn-helper --spawner FD --life FD --parent PID";
 
 /* say writes "shellport-spawn-helper: <text>" to fd 2, best effort. */
 static void say(const char *text)
@@ -120,6 +125,8 @@ static void parse(int argc, char **argv, struct options *o)
 			slot = &o->fd3;
 		else if (strcmp(name, "--spare") == 0)
 			slot = &o->spare_fd;
+		else if (strcmp(name, "--spawner") == 0)
+			slot = &o->spawner_fd;
 		else if (strcmp(name, "--landlock-ruleset") == 0)
 			slot = &o->restrict_to.landlock_fd;
 		else if (strcmp(name, "--seccomp-filter") == 0)
@@ -151,6 +158,11 @@ static void parse(int argc, char **argv, struct options *o)
 #else
 		usage_error(o, "--check-spec needs Linux");
 #endif
+	}
+	if (o->spawner_fd >= 0) {
+		if (i != argc || o->supervise || o->spare_fd >= 0 || o->life_fd < 0 || o->parent <= 0)
+			usage_error(o, "--spawner takes --life and --parent only, and no DIR or PROGRAM");
+		return;
 	}
 	if (o->spare_fd >= 0) {
 		/* The spec brings DIR, PROGRAM and its arguments. */
@@ -199,6 +211,7 @@ int main(int argc, char **argv)
 		.tty_fd = -1,
 		.fd3 = -1,
 		.spare_fd = -1,
+		.spawner_fd = -1,
 		.restrict_to = {.landlock_fd = -1, .seccomp_fd = -1},
 	};
 	parse(argc, argv, &o);
@@ -206,6 +219,8 @@ int main(int argc, char **argv)
 	if (o.check_spec)
 		check_spec(); /* does not return */
 #endif
+	if (o.spawner_fd >= 0)
+		spawner(&o); /* does not return */
 	if (o.supervise)
 		supervise(&o); /* does not return */
 

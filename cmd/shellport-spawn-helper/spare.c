@@ -23,32 +23,6 @@
 
 #ifdef __linux__
 
-/* The kernel's msghdr and cmsghdr (the C library's layout on Linux). */
-struct sp_iovec {
-	void *base;
-	size_t len;
-};
-struct sp_msghdr {
-	void *name;
-	int namelen;
-	struct sp_iovec *iov;
-	size_t iovlen;
-	void *control;
-	size_t controllen;
-	int flags;
-};
-struct sp_cmsghdr {
-	size_t len;
-	int level;
-	int type;
-};
-#define SP_SOL_SOCKET 1
-#define SP_SCM_RIGHTS 1
-#define SP_MSG_CTRUNC 0x8
-#define SP_MSG_CMSG_CLOEXEC 0x40000000
-#define SP_CMSG_ALIGN(n) (((n) + sizeof(size_t) - 1) & ~(sizeof(size_t) - 1))
-#define SP_CMSG_LEN(n) (SP_CMSG_ALIGN(sizeof(struct sp_cmsghdr)) + (n))
-
 static int popcount(unsigned v)
 {
 	int n = 0;

@@ -153,8 +153,7 @@ static void take_signals(struct state *s)
 		s->kill_now = 1;
 }
 
-/* life_gone reports whether the life descriptor reached end of file. */
-static int life_gone(int fd, short revents)
+int life_gone(int fd, short revents)
 {
 	if (revents & (POLLERR | POLLNVAL))
 		return 1;

@@ -28,6 +28,10 @@ import (
 // and, once claimed, is exactly the supervisor [Start] would have started.
 // One that is never claimed is killed by Close. A nil *Spares starts
 // every program with [Start].
+//
+// Spares are forked by the pool's spawner (see [spawner]), exec'd at the
+// first refill, so that a spare's cost does not grow with the descriptors
+// this process holds; without one, each spare is exec'd from here.
 type Spares struct {
 	helper string
 
@@ -36,6 +40,12 @@ type Spares struct {
 	filled chan struct{} // closed when the refill under way ends; nil when none is
 	closed bool
 	fills  sync.WaitGroup
+
+	// Used by one refill at a time (filled), and by Close once fills is
+	// done.
+	spawner    *spawner
+	spawnerOff bool         // it could not be started, or broke: spares are exec'd
+	spawnerPid atomic.Int64 // spawner's pid while it runs, for SpawnerPid
 }
 
 // spare is a supervisor waiting for its spec.
@@ -88,6 +98,7 @@ func (p *Spares) Close() {
 	if sp != nil {
 		sp.discard()
 	}
+	p.stopSpawner()
 }
 
 // SparePid is the pid of the spare ready to be claimed, or 0.
@@ -140,7 +151,7 @@ func (p *Spares) refill() {
 	p.mu.Unlock()
 	go func() {
 		defer p.fills.Done()
-		sp, err := startSpare(p.helper)
+		sp, err := p.newSpare()
 		p.mu.Lock()
 		p.filled = nil
 		if err == nil && !p.closed {
@@ -152,6 +163,45 @@ func (p *Spares) refill() {
 			sp.discard()
 		}
 	}()
+}
+
+// newSpare makes a spare through the spawner, starting it the first time,
+// or execs one when there is no spawner or it failed.
+func (p *Spares) newSpare() (*spare, error) {
+	if p.spawner == nil && !p.spawnerOff {
+		s, err := startSpawner(p.helper)
+		p.spawner, p.spawnerOff = s, err != nil
+		if s != nil {
+			p.spawnerPid.Store(int64(s.proc.Pid))
+		}
+	}
+	if p.spawner != nil {
+		sp, err := p.spawner.spare()
+		if err == nil {
+			return sp, nil
+		}
+		if errors.Is(err, errSpawnerBroken) {
+			p.stopSpawner()
+			p.spawnerOff = true
+		}
+	}
+	return startSpare(p.helper)
+}
+
+func (p *Spares) stopSpawner() {
+	if p.spawner != nil {
+		p.spawner.stop()
+		p.spawner = nil
+		p.spawnerPid.Store(0)
+	}
+}
+
+// SpawnerPid is the pid of the pool's spawner, or 0 when it has none.
+func (p *Spares) SpawnerPid() int {
+	if p == nil {
+		return 0
+	}
+	return int(p.spawnerPid.Load())
 }
 
 // fdSpare is the number the spare gets the spec socket at (after the life

@@ -45,7 +45,8 @@ func readySpares(t *testing.T) (*spawnhelper.Spares, string) {
 	return sp, helper
 }
 
-// isSpare reports whether pid is a live spare (not a zombie).
+// isSpare reports whether pid is a live spare (not a zombie): exec'd with
+// --spare, or forked by the spawner, whose command line it keeps.
 func isSpare(pid int) bool {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -56,7 +57,7 @@ func isSpare(pid int) bool {
 		return false
 	}
 	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	return bytes.Contains(cmdline, []byte("\x00--spare\x00"))
+	return bytes.Contains(cmdline, []byte("\x00--spare\x00")) || bytes.Contains(cmdline, []byte("\x00--spawner\x00"))
 }
 
 // portrait is what a program can tell about how it was started: its
@@ -257,7 +258,8 @@ func TestDeadSpareFallsBack(t *testing.T) {
 }
 
 // A spare started by a process dies with it, however it dies (the life
-// pipe): a runtime killed with SIGKILL leaves no spare behind.
+// pipe): a runtime killed with SIGKILL leaves no spare behind, and no
+// spawner.
 func TestSpareDiesWithItsRuntime(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run", "^$")
 	cmd.Env = append(os.Environ(), holdSpareEnv+"="+testkit.SpawnHelper(t))
@@ -273,9 +275,9 @@ func TestSpareDiesWithItsRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatalf("read the spare's pid: %v (%q)", err, line)
 	}
-	spare, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatalf("no spare: %q (%v)", line, err)
+	var spare, spawner int
+	if _, err := fmt.Sscan(line, &spare, &spawner); err != nil || spawner == 0 {
+		t.Fatalf("no spare and spawner: %q (%v)", line, err)
 	}
 	// Its arguments read empty until its exec has laid them out.
 	eventually(t, "the spare running", func() bool { return isSpare(spare) })
@@ -284,10 +286,12 @@ func TestSpareDiesWithItsRuntime(t *testing.T) {
 	}
 	_ = cmd.Wait()
 	eventually(t, "the spare gone with its runtime", func() bool { return !isSpare(spare) })
+	eventually(t, "the spawner gone with its runtime", func() bool { return !isSpare(spawner) })
 }
 
 // holdSpareEnv makes the test binary a runtime that holds a ready spare of
-// the helper the variable names, prints its pid and waits for ever.
+// the helper the variable names, prints its pid and its spawner's and
+// waits for ever.
 const holdSpareEnv = "SPAWNHELPER_TEST_HOLD_SPARE"
 
 func holdSpare(helper string) {
@@ -301,7 +305,7 @@ func holdSpare(helper string) {
 	for sp.SparePid() == 0 {
 		syscall.Nanosleep(&syscall.Timespec{Nsec: 1e6}, nil)
 	}
-	fmt.Println(sp.SparePid())
+	fmt.Println(sp.SparePid(), sp.SpawnerPid())
 	select {}
 }
 

@@ -63,6 +63,9 @@ func (p *Spares) Close() {}
 // SparePid is 0.
 func (p *Spares) SparePid() int { return 0 }
 
+// SpawnerPid is 0: there are no spares.
+func (p *Spares) SpawnerPid() int { return 0 }
+
 // AwaitExit returns at once.
 func (p *Process) AwaitExit() {}
 

@@ -111,7 +111,9 @@ def alive(pid: int) -> bool:
 
 
 def spare_supervisors() -> set[int]:
-    """Live spare supervisors (shellport-spawn-helper --spare) on the machine."""
+    """Live spare supervisors on the machine, and the spawners that fork them:
+    shellport-spawn-helper --spare, or --spawner (a spare the spawner forked
+    keeps its command line)."""
     found = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -121,7 +123,8 @@ def spare_supervisors() -> set[int]:
         except OSError:
             continue
         helper = args[0].endswith(b"shellport-spawn-helper")
-        if helper and b"--spare" in args and alive(int(entry.name)):
+        spare = b"--spare" in args or b"--spawner" in args
+        if helper and spare and alive(int(entry.name)):
             found.add(int(entry.name))
     return found
 

@@ -1,0 +1,157 @@
+//go:build linux
+
+package spawnhelper_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/shellport/shellport/internal/spawnhelper"
+	"github.com/shellport/shellport/internal/testkit"
+)
+
+// Issue 16: a pool's spares are forked by its spawner, exec'd once, so
+// that a spare's cost does not grow with the descriptors the runtime
+// holds. A forked spare must be this process's child and behave exactly as
+// an exec'd one (the spare tests above run through forked spares).
+
+// ppidOf is pid's parent, or 0 when it cannot be read.
+func ppidOf(pid int) int {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+// cmdlineHas reports whether pid's command line holds the argument arg.
+func cmdlineHas(pid int, arg string) bool {
+	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return bytes.Contains(cmdline, []byte("\x00"+arg+"\x00"))
+}
+
+// One spawner makes every spare; each is this process's child, forked (it
+// runs the spawner's image: no exec), and runs its program as its
+// supervisor.
+func TestSparesAreForkedByOneSpawner(t *testing.T) {
+	sp, helper := readySpares(t)
+	spawner := sp.SpawnerPid()
+	if spawner == 0 || ppidOf(spawner) != os.Getpid() {
+		t.Fatalf("spawner %d, its parent %d; this process is %d", spawner, ppidOf(spawner), os.Getpid())
+	}
+	seen := map[int]bool{}
+	for i := 0; i < 4; i++ {
+		eventually(t, "a spare ready", func() bool { return sp.SparePid() != 0 })
+		spare := sp.SparePid()
+		if seen[spare] || spare == spawner {
+			t.Fatalf("spare %d again (spawner %d)", spare, spawner)
+		}
+		seen[spare] = true
+		if ppidOf(spare) != os.Getpid() || !cmdlineHas(spare, "--spawner") {
+			t.Fatalf("spare %d: parent %d (want %d), forked by the spawner: %v", spare, ppidOf(spare), os.Getpid(), cmdlineHas(spare, "--spawner"))
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := sp.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "bash", Args: []string{"bash", "-c", `echo "$PPID $X"`}, Env: []string{"PATH=" + os.Getenv("PATH"), "X=" + strconv.Itoa(i)}, Dir: "/", Stdout: w})
+		_ = w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.SupervisorPid() != spare {
+			t.Fatalf("started under %d, not the ready spare %d", p.SupervisorPid(), spare)
+		}
+		if out, want := (&started{Process: p, out: r}).output(t), strconv.Itoa(spare)+" "+strconv.Itoa(i)+"\n"; out != want {
+			t.Fatalf("output %q, want %q", out, want)
+		}
+		if st, err := p.Wait(); err != nil || !st.Success() {
+			t.Fatalf("%v %v", st, err)
+		}
+	}
+	if sp.SpawnerPid() != spawner {
+		t.Fatalf("spawner %d replaced by %d", spawner, sp.SpawnerPid())
+	}
+}
+
+// Close ends the spawner and reaps it.
+func TestSpawnerEndsWithClose(t *testing.T) {
+	sp, _ := readySpares(t)
+	spawner := sp.SpawnerPid()
+	if spawner == 0 {
+		t.Fatal("no spawner")
+	}
+	sp.Close()
+	if err := syscall.Kill(spawner, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("spawner %d not gone after Close: kill -0: %v", spawner, err)
+	}
+	if sp.SpawnerPid() != 0 {
+		t.Fatal("a closed pool names a spawner")
+	}
+}
+
+// A spawner that died costs nothing but its use: the spare it made is
+// still claimed, and later spares are exec'd.
+func TestDeadSpawnerFallsBackToExec(t *testing.T) {
+	sp, helper := readySpares(t)
+	spawner := sp.SpawnerPid()
+	if err := syscall.Kill(spawner, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := sp.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "echo", Args: []string{"echo", "hi"}, Dir: "/", Stdout: w})
+		_ = w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := (&started{Process: p, out: r}).output(t); out != "hi\n" {
+			t.Fatalf("output %q", out)
+		}
+		if _, err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "a spare ready", func() bool { return sp.SparePid() != 0 })
+	}
+	if sp.SpawnerPid() != 0 {
+		t.Fatalf("spawner %d after the first died", sp.SpawnerPid())
+	}
+	if spare := sp.SparePid(); !cmdlineHas(spare, "--spare") {
+		t.Fatalf("spare %d was not exec'd", spare)
+	}
+	if err := syscall.Kill(spawner, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("the dead spawner %d was not reaped: kill -0: %v", spawner, err)
+	}
+}
+
+// The spawner refuses to run without what it needs, and starts nothing.
+func TestSpawnerUsage(t *testing.T) {
+	helper := testkit.SpawnHelper(t)
+	for _, args := range [][]string{
+		{"--spawner", "4"},
+		{"--spawner", "4", "--life", "3"},
+		{"--spawner", "4", "--life", "3", "--parent", "1", "/", "true"},
+		{"--spawner", "4", "--life", "3", "--parent", "1", "--supervise"},
+	} {
+		out, err := exec.Command(helper, args...).CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 127 || !strings.Contains(string(out), "--spawner takes") {
+			t.Errorf("%q: %v, %q", args, err, out)
+		}
+	}
+}
