@@ -408,10 +408,11 @@ def _sandbox(sb: dict[str, Any]) -> str:
         "## Sandbox cost\n\n"
         f"Sessions without a sandbox against sessions under `workspace-write` with network "
         f"off (backend `{sup.get('backend')}`, Landlock ABI {sup.get('landlockAbi')}, seccomp "
-        f"{sup.get('seccomp')}), alternating. A sandboxed spawn builds a Landlock ruleset and a "
-        "seccomp program (the one-shot ruleset is built once per session) and the spawn "
-        "helper applies both in the child just before exec; a warm persistent shell pays "
-        "nothing per call.\n\n"
+        f"{sup.get('seccomp')}), one call of each in turn. A sandboxed spawn builds a Landlock "
+        "ruleset and a seccomp program (the one-shot ruleset is built once per session) and "
+        "the spawn helper applies both in the child just before exec; a warm persistent shell "
+        "pays only the kernel's checks: the seccomp filter on each system call, Landlock on "
+        "each file opened.\n\n"
         + _table(
             ["Call", "transport", "plain p50", "sandboxed p50", "extra (p50)", "ratio"],
             rows,

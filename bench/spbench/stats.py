@@ -38,6 +38,22 @@ def time_calls(fn: Callable[[], Any], n: int) -> list[float]:
     return out
 
 
+def time_interleaved(fns: dict[str, Callable[[], Any]], n: int) -> dict[str, list[float]]:
+    """Call every fn n times, one call of each in turn, so that whatever the
+    machine does meanwhile falls on all of them alike; return each one's
+    call seconds. Meant for a pair (A B A B …: each call follows one of
+    the other); with more, each follows the one before it in fns."""
+    out: dict[str, list[float]] = {name: [] for name in fns}
+    clock = time.perf_counter
+    turn = list(fns.items())
+    for _ in range(n):
+        for name, fn in turn:
+            t = clock()
+            fn()
+            out[name].append(clock() - t)
+    return out
+
+
 def summarize(reps: list[list[float]]) -> dict[str, Any]:
     """Summary of one contender: pooled p50/p90/p99 and each repetition's p50 (seconds)."""
     pooled = [x for r in reps for x in r]
