@@ -214,6 +214,13 @@ int main(int argc, char **argv)
 		.spawner_fd = -1,
 		.restrict_to = {.landlock_fd = -1, .seccomp_fd = -1},
 	};
+#ifdef __linux__
+	/* The runtime may exec the helper with every signal blocked (its
+	 * narrow spawn, internal/spawnhelper): none is from here, as after
+	 * any other exec. */
+	unsigned long none = 0;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
+#endif
 	parse(argc, argv, &o);
 #ifdef __linux__
 	if (o.check_spec)

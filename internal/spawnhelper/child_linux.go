@@ -26,11 +26,18 @@ type child struct {
 	exited bool
 }
 
-// startChild starts path like os.StartProcess, without a pidfd. A nil
-// env gives the child this process's environment, as os does.
+// startChild starts path like os.StartProcess, without a pidfd, narrowly
+// where it can (see startNarrow). A nil env gives the child this
+// process's environment, as os does.
 func startChild(path string, argv, env []string, files []*os.File) (*child, error) {
 	if env == nil {
 		env = os.Environ()
+	}
+	if pid, err, ok := startNarrow(path, argv, env, files); ok {
+		if err != nil {
+			return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+		}
+		return &child{Pid: pid}, nil
 	}
 	fds := make([]uintptr, len(files))
 	for i, f := range files {
@@ -44,6 +51,7 @@ func startChild(path string, argv, env []string, files []*os.File) (*child, erro
 	if err != nil {
 		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
+	noteNofile(pid)
 	return &child{Pid: pid}, nil
 }
 

@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 	if helper := os.Getenv(holdSpareEnv); helper != "" {
 		holdSpare(helper)
 	}
+	testMainHooks()
 	os.Exit(m.Run())
 }
 
@@ -209,5 +210,15 @@ func TestSupervisorHoldsTwoDescriptors(t *testing.T) {
 		if target, _ := os.Readlink("/proc/" + strconv.Itoa(p.SupervisorPid()) + "/fd/" + strconv.Itoa(fd)); !strings.HasPrefix(target, "pipe:") {
 			t.Errorf("fd %d is %s, want a pipe", fd, target)
 		}
+	}
+}
+
+// hooks are further TestMain roles of the test binary, set by files
+// built only in some configurations.
+var hooks []func()
+
+func testMainHooks() {
+	for _, h := range hooks {
+		h()
 	}
 }
