@@ -30,8 +30,9 @@ import (
 // every program with [Start].
 //
 // Spares are forked by the pool's spawner (see [spawner]), exec'd at the
-// first refill, so that a spare's cost does not grow with the descriptors
-// this process holds; without one, each spare is exec'd from here.
+// pool's first start, so that a spare's cost does not grow with the
+// descriptors this process holds; without one, each spare is exec'd from
+// here. A start that finds no spare ready has one forked for it at once.
 type Spares struct {
 	helper string
 
@@ -41,10 +42,9 @@ type Spares struct {
 	closed bool
 	fills  sync.WaitGroup
 
-	// Used by one refill at a time (filled), and by Close once fills is
-	// done.
+	spawnMu    sync.Mutex // held while the spawner is started, asked or stopped
 	spawner    *spawner
-	spawnerOff bool         // it could not be started, or broke: spares are exec'd
+	spawnerOff bool         // it could not be started, broke, or the pool closed: spares are exec'd
 	spawnerPid atomic.Int64 // spawner's pid while it runs, for SpawnerPid
 }
 
@@ -98,7 +98,9 @@ func (p *Spares) Close() {
 	if sp != nil {
 		sp.discard()
 	}
+	p.spawnMu.Lock()
 	p.stopSpawner()
+	p.spawnMu.Unlock()
 }
 
 // SparePid is the pid of the spare ready to be claimed, or 0.
@@ -114,17 +116,24 @@ func (p *Spares) SparePid() int {
 	return p.idle.proc.Pid
 }
 
-// claim takes the spare that is ready, or waits for the one being
-// started: its exec began before this spawn came, so it is ready sooner
-// than a supervisor exec'd now would be. nil: none (another spawn took
-// it, or it could not be started).
+// claim takes the spare that is ready, or has the spawner fork one now
+// (many starts at once each get their own), or, without a spawner, waits
+// for the one being started: its exec began before this spawn came, so
+// it is ready sooner than a supervisor exec'd now would be. nil: none
+// (another spawn took it, or it could not be started).
 func (p *Spares) claim(ctx context.Context) *spare {
 	p.mu.Lock()
-	sp, filled := p.idle, p.filled
+	sp, filled, closed := p.idle, p.filled, p.closed
 	p.idle = nil
 	p.mu.Unlock()
-	if sp != nil || filled == nil {
+	if sp != nil || closed {
 		return sp
+	}
+	if sp := p.fork(); sp != nil {
+		return sp
+	}
+	if filled == nil {
+		return nil
 	}
 	select {
 	case <-filled:
@@ -165,9 +174,20 @@ func (p *Spares) refill() {
 	}()
 }
 
-// newSpare makes a spare through the spawner, starting it the first time,
-// or execs one when there is no spawner or it failed.
+// newSpare makes a spare through the spawner, or execs one when there is
+// no spawner or it failed.
 func (p *Spares) newSpare() (*spare, error) {
+	if sp := p.fork(); sp != nil {
+		return sp, nil
+	}
+	return startSpare(p.helper)
+}
+
+// fork makes a spare through the spawner, starting it the first time; nil
+// when there is no spawner to use, or it could not fork one.
+func (p *Spares) fork() *spare {
+	p.spawnMu.Lock()
+	defer p.spawnMu.Unlock()
 	if p.spawner == nil && !p.spawnerOff {
 		s, err := startSpawner(p.helper)
 		p.spawner, p.spawnerOff = s, err != nil
@@ -175,20 +195,19 @@ func (p *Spares) newSpare() (*spare, error) {
 			p.spawnerPid.Store(int64(s.proc.Pid))
 		}
 	}
-	if p.spawner != nil {
-		sp, err := p.spawner.spare()
-		if err == nil {
-			return sp, nil
-		}
-		if errors.Is(err, errSpawnerBroken) {
-			p.stopSpawner()
-			p.spawnerOff = true
-		}
+	if p.spawner == nil {
+		return nil
 	}
-	return startSpare(p.helper)
+	sp, err := p.spawner.spare()
+	if errors.Is(err, errSpawnerBroken) {
+		p.stopSpawner()
+	}
+	return sp
 }
 
+// stopSpawner stops the spawner for good; spawnMu is held.
 func (p *Spares) stopSpawner() {
+	p.spawnerOff = true
 	if p.spawner != nil {
 		p.spawner.stop()
 		p.spawner = nil

@@ -155,3 +155,38 @@ func TestSpawnerUsage(t *testing.T) {
 		}
 	}
 }
+
+// Many starts at once each get a spare forked for them, none an exec'd
+// supervisor: an exec's cost grows with this process's descriptors.
+func TestManyStartsAtOnceAreForked(t *testing.T) {
+	sp, helper := readySpares(t)
+	const n = 16
+	type result struct {
+		supervisor int
+		err        error
+	}
+	results := make(chan result, n)
+	release := make(chan struct{})
+	for i := 0; i < n; i++ {
+		go func() {
+			<-release
+			p, err := sp.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "sleep", Args: []string{"sleep", "60"}, Dir: "/"})
+			if err != nil {
+				results <- result{err: err}
+				return
+			}
+			t.Cleanup(func() { _ = p.KillAll(); _, _ = p.Wait() })
+			results <- result{supervisor: p.SupervisorPid()}
+		}()
+	}
+	close(release)
+	for i := 0; i < n; i++ {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if !cmdlineHas(r.supervisor, "--spawner") || ppidOf(r.supervisor) != os.Getpid() {
+			t.Errorf("supervisor %d was not forked by the spawner (parent %d)", r.supervisor, ppidOf(r.supervisor))
+		}
+	}
+}
