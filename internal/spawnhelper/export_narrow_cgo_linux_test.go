@@ -22,3 +22,11 @@ func SetNarrow(on bool) (restore func()) {
 		narrow.off = old
 	}
 }
+
+// NarrowPair is the narrow spawn's socket pair: the sending end and the
+// receiving one (-1 before the first narrow start).
+func NarrowPair() (send, recv int) {
+	narrow.mu.Lock()
+	defer narrow.mu.Unlock()
+	return narrow.send, narrow.recv
+}

@@ -232,6 +232,7 @@ var narrow struct {
 	mu         sync.Mutex
 	off        bool // not supported here: every spawn goes through syscall.StartProcess
 	send, recv int  // the socket pair's ends; recv low, -1 until made
+	sendIno    uint64
 	recvIno    uint64
 	// RLIMIT_NOFILE: Go raises this process's soft limit at start and
 	// restores it in the children it starts, while the limit is still
@@ -299,13 +300,12 @@ func startNarrow(path string, argv, env []string, files []*os.File) (pid int, er
 // there: a host may have closed its descriptors (say, every descriptor
 // above 2) and opened others at their numbers. false: none can be made.
 func narrowPair() bool {
-	if narrow.recv >= 0 && narrow.recvIno != 0 {
-		var st unix.Stat_t
-		if unix.Fstat(narrow.recv, &st) == nil && st.Ino == narrow.recvIno && st.Mode&unix.S_IFMT == unix.S_IFSOCK {
+	if narrow.recv >= 0 {
+		if isSocket(narrow.send, narrow.sendIno) && isSocket(narrow.recv, narrow.recvIno) {
 			return true
 		}
-		// Not ours any more: never closed here, since another owner may
-		// hold that number now; a new pair is made.
+		// Not both ours any more: neither is closed here, since another
+		// owner may hold that number now; a new pair is made.
 	}
 	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -315,16 +315,24 @@ func narrowPair() bool {
 	// entry up to it.
 	low, err := unix.FcntlInt(uintptr(sv[1]), unix.F_DUPFD_CLOEXEC, 0)
 	_ = unix.Close(sv[1]) // Best effort.
-	var st unix.Stat_t
-	if err != nil || unix.Fstat(low, &st) != nil {
+	var sendSt, recvSt unix.Stat_t
+	if err != nil || unix.Fstat(sv[0], &sendSt) != nil || unix.Fstat(low, &recvSt) != nil {
 		_ = unix.Close(sv[0]) // Best effort.
 		if err == nil {
 			_ = unix.Close(low) // Best effort.
 		}
 		return false
 	}
-	narrow.send, narrow.recv, narrow.recvIno = sv[0], low, st.Ino
+	narrow.send, narrow.sendIno = sv[0], sendSt.Ino
+	narrow.recv, narrow.recvIno = low, recvSt.Ino
 	return true
+}
+
+// isSocket reports whether fd is the socket with inode ino (socket inodes
+// are unique while the socket is open).
+func isSocket(fd int, ino uint64) bool {
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Ino == ino && st.Mode&unix.S_IFMT == unix.S_IFSOCK
 }
 
 // cStrings lays path, argv, env out in one C allocation: the strings and

@@ -195,3 +195,76 @@ func BenchmarkStartWithDescriptors(b *testing.B) {
 		}
 	}
 }
+
+// A host that closes the socket pair's descriptors and opens sockets of
+// its own at their numbers loses nothing: the next start makes a new pair,
+// sends nothing to the host's peer and takes nothing from its queue.
+func TestNarrowStartSurvivesAHostClosingItsSockets(t *testing.T) {
+	helper := testkit.SpawnHelper(t)
+	start := func() {
+		t.Helper()
+		p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "true", Dir: "/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := p.Wait(); err != nil || !st.Success() {
+			t.Fatalf("%v %v", st, err)
+		}
+	}
+	start()
+	start()
+	send, recv := spawnhelper.NarrowPair()
+	if send < 0 || recv < 0 {
+		t.Fatal("no socket pair after two starts")
+	}
+	hostPair := func() (mine, peer int) {
+		sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = unix.Close(sv[1]) })
+		return sv[0], sv[1]
+	}
+	// The host's sockets at the pair's numbers: one whose peer would get
+	// what the runtime sends, one holding a message of the host's.
+	out, outPeer := hostPair()
+	in, inPeer := hostPair()
+	if _, err := unix.Write(inPeer, []byte("host's")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range [][2]int{{out, send}, {in, recv}} {
+		if err := unix.Dup3(d[0], d[1], unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		_ = unix.Close(d[0])
+		t.Cleanup(func() { _ = unix.Close(d[1]) })
+	}
+	before := spawnhelper.NarrowStarted()
+	p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "true", Dir: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Checked before the wait: descriptors sent to the host's peer would
+	// keep the report pipe open, and the wait from ending, until closed.
+	buf, oob := make([]byte, 16), make([]byte, unix.CmsgSpace(64*4))
+	if n, oobn, _, _, err := unix.Recvmsg(outPeer, buf, oob, unix.MSG_DONTWAIT); err != unix.EAGAIN {
+		if msgs, perr := unix.ParseSocketControlMessage(oob[:max(oobn, 0)]); perr == nil {
+			for _, m := range msgs {
+				fds, _ := unix.ParseUnixRights(&m)
+				for _, fd := range fds {
+					_ = unix.Close(fd)
+				}
+			}
+		}
+		t.Errorf("the host's peer got %q and %d bytes of descriptors (%v)", buf[:max(n, 0)], oobn, err)
+	}
+	if n, err := unix.Read(recv, buf); err != nil || string(buf[:n]) != "host's" {
+		t.Errorf("the host's message: %q (%v)", buf[:max(n, 0)], err)
+	}
+	if st, err := p.Wait(); err != nil || !st.Success() {
+		t.Fatalf("%v %v", st, err)
+	}
+	if spawnhelper.NarrowStarted() != before+1 {
+		t.Fatal("the start after the host took the pair's numbers was not narrow")
+	}
+}
