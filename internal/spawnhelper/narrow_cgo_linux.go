@@ -46,6 +46,38 @@ static int narrow_fail(struct narrow *n, int step)
 	return 0;
 }
 
+// take_rights receives one message on sock without waiting and puts the
+// descriptors it carried in fds, up to max; it returns how many, or -1
+// (errno set). System calls only: the child uses it too.
+static int take_rights(int sock, int *fds, int max)
+{
+	char byte[1];
+	union {
+		char buf[CMSG_SPACE(NARROW_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = byte, .iov_len = sizeof byte};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
+	long r;
+	do
+		r = syscall(SYS_recvmsg, sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	int k = 0;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+			if (k < max)
+				fds[k++] = fd;
+			else
+				syscall(SYS_close, fd);
+		}
+	return k;
+}
+
 // narrow_child runs in the new process, on its own stack, in this
 // process's memory, with every signal blocked, until its exec. It may
 // only make system calls.
@@ -57,23 +89,10 @@ static int narrow_child(void *arg)
 	// table's reference, instead of copying all and closing each.
 	if (syscall(SYS_close_range, n->recv + 1, ~0U, CLOSE_RANGE_UNSHARE) != 0)
 		return narrow_fail(n, NARROW_UNSHARE);
-	int got[NARROW_MAX], k = 0;
-	char byte[1];
-	union {
-		char buf[CMSG_SPACE(sizeof got)];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = {.iov_base = byte, .iov_len = sizeof byte};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
-	long r;
-	do
-		r = syscall(SYS_recvmsg, n->recv, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
+	int got[NARROW_MAX];
+	int k = take_rights(n->recv, got, NARROW_MAX);
+	if (k < 0)
 		return narrow_fail(n, NARROW_RECEIVE);
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-		k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 	int fd[NARROW_MAX];
 	for (int i = 0, j = 0; i < n->nfds; i++) {
 		fd[i] = -1;
@@ -82,7 +101,7 @@ static int narrow_child(void *arg)
 				errno = EBADMSG;
 				return narrow_fail(n, NARROW_RECEIVE);
 			}
-			memcpy(&fd[i], CMSG_DATA(c) + j++ * sizeof(int), sizeof(int));
+			fd[i] = got[j++];
 		}
 	}
 	// Every source above the targets first, so that no dup2 below
@@ -170,22 +189,10 @@ static int narrow_spawn(struct narrow *n, int send)
 	int clone_err = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	// A child that failed before taking the descriptors left them queued.
-	char spill[1];
-	union {
-		char buf[CMSG_SPACE(sizeof rights)];
-		struct cmsghdr align;
-	} left;
-	struct iovec liov = {.iov_base = spill, .iov_len = sizeof spill};
-	struct msghdr lmsg = {.msg_iov = &liov, .msg_iovlen = 1, .msg_control = left.buf, .msg_controllen = sizeof left.buf};
-	if (recvmsg(n->recv, &lmsg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) > 0) {
-		struct cmsghdr *c = CMSG_FIRSTHDR(&lmsg);
-		if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-				int fd;
-				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-				close(fd);
-			}
-	}
+	int left[NARROW_MAX];
+	int nleft = take_rights(n->recv, left, NARROW_MAX);
+	for (int i = 0; i < nleft; i++)
+		close(left[i]);
 	if (pid < 0) {
 		n->err = clone_err;
 		return -1;

@@ -228,32 +228,50 @@ func (p *Spares) SpawnerPid() int {
 const fdSpare = 5
 
 // sendTimeout bounds the sending of a spec to a spare that does not read
-// it (stopped by someone): the spare is then dropped for [Start].
+// it (stopped by someone): the spare is then dropped for [Start]; and a
+// spawner's answer (see [spawner]).
 const sendTimeout = 5 * time.Second
 
-// startSpare execs a spare: the supervisor's own set-up done, it waits for
-// a spec on the socket (--spare). Its standard descriptors are /dev/null,
-// its environment empty (the program's comes with the spec).
-func startSpare(helper string) (*spare, error) {
+// helperLink is what a spare and the spawner start with: the life pipe's
+// read end, /dev/null for their standard descriptors, and a socket pair
+// whose far end (theirs) the helper gets, to be closed once it has its
+// copy, and whose near end has send and receive timeouts as a hang guard.
+type helperLink struct {
+	life, null, theirs *os.File
+	mine               int
+}
+
+func newHelperLink(what string) (*helperLink, error) {
 	life, err := lifeReadEnd()
 	if err != nil {
 		return nil, err
 	}
 	null := devNull()
 	if null == nil {
-		return nil, errors.New("spawn helper: spare: no /dev/null")
+		return nil, fmt.Errorf("spawn helper: %s: no /dev/null", what)
 	}
 	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("spawn helper: spare socket: %w", err)
+		return nil, fmt.Errorf("spawn helper: %s socket: %w", what, err)
 	}
-	theirs := os.NewFile(uintptr(sv[1]), "|spare")
-	defer theirs.Close()
 	tv := unix.NsecToTimeval(sendTimeout.Nanoseconds())
 	_ = unix.SetsockoptTimeval(sv[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv) // Best effort: a hang guard.
+	_ = unix.SetsockoptTimeval(sv[0], unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv) // Best effort: a hang guard.
+	return &helperLink{life: life, null: null, theirs: os.NewFile(uintptr(sv[1]), "|"+what), mine: sv[0]}, nil
+}
+
+// startSpare execs a spare: the supervisor's own set-up done, it waits for
+// a spec on the socket (--spare). Its standard descriptors are /dev/null,
+// its environment empty (the program's comes with the spec).
+func startSpare(helper string) (*spare, error) {
+	l, err := newHelperLink("spare")
+	if err != nil {
+		return nil, err
+	}
+	defer l.theirs.Close()
 	var rp [2]int
 	if err := unix.Pipe2(rp[:], unix.O_CLOEXEC); err != nil {
-		_ = unix.Close(sv[0])
+		_ = unix.Close(l.mine)
 		return nil, fmt.Errorf("spawn helper: report pipe: %w", err)
 	}
 	rr, rw := os.NewFile(uintptr(rp[0]), "|report"), os.NewFile(uintptr(rp[1]), "|report")
@@ -261,13 +279,13 @@ func startSpare(helper string) (*spare, error) {
 	argv := []string{helper, "--supervise",
 		"--life", strconv.Itoa(fdLife), "--report", strconv.Itoa(fdReport),
 		"--parent", strconv.Itoa(os.Getpid()), "--spare", strconv.Itoa(fdSpare)}
-	proc, err := startChild(helper, argv, []string{}, []*os.File{null, null, null, life, rw, theirs})
+	proc, err := startChild(helper, argv, []string{}, []*os.File{l.null, l.null, l.null, l.life, rw, l.theirs})
 	if err != nil {
-		_ = unix.Close(sv[0])
+		_ = unix.Close(l.mine)
 		_ = rr.Close()
 		return nil, fmt.Errorf("start spawn helper %s: %w", helper, err)
 	}
-	return &spare{proc: proc, report: rr, sock: sv[0]}, nil
+	return &spare{proc: proc, report: rr, sock: l.mine}, nil
 }
 
 // sparesInUse: see UseSpares.

@@ -39,33 +39,19 @@ var errSpawnerBroken = errors.New("spawn helper: the spawner stopped answering")
 // startSpawner execs the spawner. Its standard descriptors are /dev/null,
 // its environment empty, like a spare's.
 func startSpawner(helper string) (*spawner, error) {
-	life, err := lifeReadEnd()
+	l, err := newHelperLink("spawner")
 	if err != nil {
 		return nil, err
 	}
-	null := devNull()
-	if null == nil {
-		return nil, errors.New("spawn helper: spawner: no /dev/null")
-	}
-	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("spawn helper: spawner socket: %w", err)
-	}
-	theirs := os.NewFile(uintptr(sv[1]), "|spawner")
-	defer theirs.Close()
-	// A spawner that is stopped (SIGSTOP) must not hold a refill for
-	// ever: after sendTimeout it is given up, and spares are exec'd.
-	tv := unix.NsecToTimeval(sendTimeout.Nanoseconds())
-	_ = unix.SetsockoptTimeval(sv[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv) // Best effort: a hang guard.
-	_ = unix.SetsockoptTimeval(sv[0], unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv) // Best effort: a hang guard.
+	defer l.theirs.Close()
 	argv := []string{helper, "--spawner", strconv.Itoa(fdSpawner),
 		"--life", strconv.Itoa(fdLife), "--parent", strconv.Itoa(os.Getpid())}
-	proc, err := startChild(helper, argv, []string{}, []*os.File{null, null, null, life, theirs})
+	proc, err := startChild(helper, argv, []string{}, []*os.File{l.null, l.null, l.null, l.life, l.theirs})
 	if err != nil {
-		_ = unix.Close(sv[0])
+		_ = unix.Close(l.mine)
 		return nil, fmt.Errorf("start spawn helper %s: %w", helper, err)
 	}
-	return &spawner{proc: proc, sock: sv[0]}, nil
+	return &spawner{proc: proc, sock: l.mine}, nil
 }
 
 // spare asks for one spare. An error that wraps errSpawnerBroken means
