@@ -30,3 +30,10 @@ func NarrowPair() (send, recv int) {
 	defer narrow.mu.Unlock()
 	return narrow.send, narrow.recv
 }
+
+// NarrowOff reports whether narrow starts were turned off for good.
+func NarrowOff() bool {
+	narrow.mu.Lock()
+	defer narrow.mu.Unlock()
+	return narrow.off
+}

@@ -233,8 +233,9 @@ import (
 // put in place, the rest closed, and the helper exec'd with every signal
 // blocked (the child runs in this process's memory: none of its handlers
 // may run there), which the helper clears first. Without cgo, on a kernel
-// without CLOSE_RANGE_UNSHARE (before 5.9), or when the socket pair is
-// gone, spawns go through syscall.StartProcess.
+// without CLOSE_RANGE_UNSHARE (before 5.9) or a process whose seccomp
+// filter refuses it, or when the socket pair is gone, spawns go through
+// syscall.StartProcess.
 var narrow struct {
 	mu         sync.Mutex
 	off        bool // not supported here: every spawn goes through syscall.StartProcess
@@ -297,8 +298,12 @@ func startNarrow(path string, argv, env []string, files []*os.File) (pid int, er
 	switch {
 	case n.step == C.NARROW_EXEC:
 		return 0, errno, true // what syscall.StartProcess would have said
-	case n.step == C.NARROW_UNSHARE && (errno == syscall.EINVAL || errno == syscall.ENOSYS):
-		narrow.off = true // a kernel before 5.9: the usual way from now on
+	case errno == syscall.ENOSYS || errno == syscall.EINVAL || errno == syscall.EPERM:
+		// Not to be had here, whatever the step: a kernel before 5.9
+		// (no CLOSE_RANGE_UNSHARE), or a seccomp filter on this process
+		// refusing close_range or the clone (older container
+		// profiles). The usual way from now on.
+		narrow.off = true
 	}
 	return 0, nil, false
 }
