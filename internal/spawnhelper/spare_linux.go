@@ -199,10 +199,17 @@ func (p *Spares) fork() *spare {
 		return nil
 	}
 	sp, err := p.spawner.spare()
-	if errors.Is(err, errSpawnerBroken) {
+	if errors.Is(err, errSpawnerBroken) || refused(err) {
 		p.stopSpawner()
 	}
 	return sp
+}
+
+// refused reports whether err says the spawner's fork can never work
+// here (a seccomp filter refusing CLONE_PARENT, say), rather than that it
+// failed this time (out of processes or memory).
+func refused(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS)
 }
 
 // stopSpawner stops the spawner for good; spawnMu is held.

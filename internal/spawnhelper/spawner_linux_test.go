@@ -6,12 +6,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/shellport/shellport/internal/spawnhelper"
 	"github.com/shellport/shellport/internal/testkit"
@@ -188,5 +192,73 @@ func TestManyStartsAtOnceAreForked(t *testing.T) {
 		if !cmdlineHas(r.supervisor, "--spawner") || ppidOf(r.supervisor) != os.Getpid() {
 			t.Errorf("supervisor %d was not forked by the spawner (parent %d)", r.supervisor, ppidOf(r.supervisor))
 		}
+	}
+}
+
+// noCloneParentEnv makes the test binary refuse itself clone with
+// CLONE_PARENT through a seccomp filter, start three programs through a
+// pool and print how many ran and the pool's spawner pid.
+const noCloneParentEnv = "SPAWNHELPER_TEST_NO_CLONE_PARENT"
+
+func init() {
+	hooks = append(hooks, func() {
+		if helper := os.Getenv(noCloneParentEnv); helper != "" {
+			startWithoutCloneParent(helper)
+		}
+	})
+}
+
+func startWithoutCloneParent(helper string) {
+	ld := uint16(unix.BPF_LD | unix.BPF_W | unix.BPF_ABS)
+	jeq := uint16(unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K)
+	and := uint16(unix.BPF_ALU | unix.BPF_AND | unix.BPF_K)
+	ret := uint16(unix.BPF_RET | unix.BPF_K)
+	prog := []unix.SockFilter{
+		{Code: ld, K: 0}, // seccomp_data.nr
+		{Code: jeq, Jt: 0, Jf: 4, K: unix.SYS_CLONE},
+		{Code: ld, K: 16}, // the flags' low half (little-endian)
+		{Code: and, K: unix.CLONE_PARENT},
+		{Code: jeq, Jt: 0, Jf: 1, K: unix.CLONE_PARENT},
+		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
+		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
+		fmt.Println("error", errno)
+		os.Exit(1)
+	}
+	sp := spawnhelper.NewSpares(helper)
+	defer sp.Close()
+	ran := 0
+	for i := 0; i < 3; i++ {
+		p, err := sp.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "true", Dir: "/"})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		if st, err := p.Wait(); err == nil && st.Success() {
+			ran++
+		}
+	}
+	fmt.Println(ran, sp.SpawnerPid())
+	sp.Close()
+	os.Exit(0)
+}
+
+// A spawner that may not fork with CLONE_PARENT (a seccomp filter) is
+// given up at its first refusal; every program still starts.
+func TestRefusedSpawnerIsGivenUp(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), noCloneParentEnv+"="+testkit.SpawnHelper(t))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got := string(out); got != "3 0\n" {
+		t.Fatalf("programs run and the spawner's pid: %q, want %q", got, "3 0\n")
 	}
 }
