@@ -21,7 +21,7 @@ package spawnhelper
 #define CLOSE_RANGE_UNSHARE (1U << 1)
 #endif
 
-// The steps of the child, named in errors (see narrowStep).
+// The steps of a narrow start, which startNarrow tells apart.
 enum { NARROW_OK, NARROW_UNSHARE, NARROW_RECEIVE, NARROW_PLACE, NARROW_LIMIT, NARROW_EXEC };
 
 #define NARROW_MAX 64
@@ -136,8 +136,11 @@ static int narrow_child(void *arg)
 	return narrow_fail(n, NARROW_EXEC);
 }
 
-// The child's stack: one spawn at a time (narrowMu).
+// The child's stack, made once and used by one start at a time
+// (narrow.mu), above a guard page: an overflow faults instead of writing
+// into whatever lies below.
 #define NARROW_STACK (64 * 1024)
+#define NARROW_GUARD 4096
 static char *narrow_stack;
 
 // narrow_spawn sends the present descriptors of fds on send, starts path
@@ -147,13 +150,19 @@ static char *narrow_stack;
 static int narrow_spawn(struct narrow *n, int send)
 {
 	if (narrow_stack == NULL) {
-		void *s = mmap(NULL, NARROW_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		char *s = mmap(NULL, NARROW_GUARD + NARROW_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 		if (s == MAP_FAILED) {
 			n->step = NARROW_OK;
 			n->err = errno;
 			return -1;
 		}
-		narrow_stack = s;
+		if (mprotect(s, NARROW_GUARD, PROT_NONE) != 0) {
+			n->step = NARROW_OK;
+			n->err = errno;
+			munmap(s, NARROW_GUARD + NARROW_STACK);
+			return -1;
+		}
+		narrow_stack = s + NARROW_GUARD;
 	}
 	int rights[NARROW_MAX], k = 0;
 	for (int i = 0; i < n->nfds; i++)

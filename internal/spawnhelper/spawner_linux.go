@@ -102,9 +102,10 @@ func (s *spawner) spare() (*spare, error) {
 	if n == len(answer) && pid < 0 && len(fds) == 0 {
 		return nil, fmt.Errorf("spawn helper: spawner: make a spare: %w", syscall.Errno(-pid))
 	}
-	if pid > 0 {
+	if n == len(answer) && pid > 0 {
 		// A spare whose descriptors did not all come is this process's
-		// child all the same: killed and reaped here.
+		// child all the same: killed and reaped here. (A short answer
+		// names no process: nothing is signalled on its account.)
 		c := &child{Pid: int(pid)}
 		_ = c.Signal(syscall.SIGKILL) // Best effort: it may have ended.
 		_, _ = c.Wait()
