@@ -6,12 +6,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -137,13 +135,7 @@ func TestNarrowStartGivesBackTheSoftFileLimit(t *testing.T) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Max < 512 {
 		t.Skipf("hard RLIMIT_NOFILE %d (%v)", lim.Max, err)
 	}
-	cmd := exec.Command("bash", "-c", `ulimit -Sn 256 && exec "$0" -test.run '^$'`, os.Args[0])
-	cmd.Env = append(os.Environ(), nofileEnv+"="+testkit.SpawnHelper(t))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	if got := string(out); got != "256 0\n256 1\n" {
+	if got := hookOutput(t, nofileEnv, `ulimit -Sn 256 && exec "$0" -test.run '^$'`); got != "256 0\n256 1\n" {
 		t.Fatalf("soft limit of a child started the usual way, then narrowly, and the narrow count: %q, want %q", got, "256 0\n256 1\n")
 	}
 }
@@ -166,35 +158,13 @@ func init() {
 const noCloseRangeEnv = "SPAWNHELPER_TEST_NO_CLOSE_RANGE"
 
 func startWithoutCloseRange(helper string) {
-	ld := uint16(unix.BPF_LD | unix.BPF_W | unix.BPF_ABS)
-	jeq := uint16(unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K)
-	ret := uint16(unix.BPF_RET | unix.BPF_K)
-	prog := []unix.SockFilter{
-		{Code: ld, K: 0}, // seccomp_data.nr
-		{Code: jeq, Jt: 0, Jf: 1, K: unix.SYS_CLOSE_RANGE},
-		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
-		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
-	}
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		fmt.Println("error", err)
-		os.Exit(1)
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
-		fmt.Println("error", errno)
-		os.Exit(1)
-	}
-	ok := 0
-	for i := 0; i < 3; i++ {
-		p, err := spawnhelper.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "true", Dir: "/"})
-		if err != nil {
-			fmt.Println("error", err)
-			os.Exit(1)
-		}
-		if st, err := p.Wait(); err == nil && st.Success() {
-			ok++
-		}
-	}
+	denyInThisProcess([]unix.SockFilter{
+		{Code: bpfLoad, K: 0}, // seccomp_data.nr
+		{Code: bpfJumpIfEqual, Jt: 0, Jf: 1, K: unix.SYS_CLOSE_RANGE},
+		{Code: bpfReturn, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
+		{Code: bpfReturn, K: unix.SECCOMP_RET_ALLOW},
+	})
+	ok := startTrues(spawnhelper.Start, helper, 3)
 	fmt.Println(ok, spawnhelper.NarrowStarted(), spawnhelper.NarrowOff())
 	os.Exit(0)
 }
@@ -203,13 +173,7 @@ func startWithoutCloseRange(helper string) {
 // its programs, the usual way, and stops trying narrow starts after the
 // first refusal.
 func TestNarrowStartRefusedFallsBack(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(os.Environ(), noCloseRangeEnv+"="+testkit.SpawnHelper(t))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	if got := string(out); got != "3 0 true\n" {
+	if got := hookOutput(t, noCloseRangeEnv); got != "3 0 true\n" {
 		t.Fatalf("started, started narrowly, turned off: %q, want %q", got, "3 0 true\n")
 	}
 }

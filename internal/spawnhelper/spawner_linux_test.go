@@ -209,19 +209,41 @@ func init() {
 }
 
 func startWithoutCloneParent(helper string) {
-	ld := uint16(unix.BPF_LD | unix.BPF_W | unix.BPF_ABS)
-	jeq := uint16(unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K)
 	and := uint16(unix.BPF_ALU | unix.BPF_AND | unix.BPF_K)
-	ret := uint16(unix.BPF_RET | unix.BPF_K)
-	prog := []unix.SockFilter{
-		{Code: ld, K: 0}, // seccomp_data.nr
-		{Code: jeq, Jt: 0, Jf: 4, K: unix.SYS_CLONE},
-		{Code: ld, K: 16}, // the flags' low half (little-endian)
+	denyInThisProcess([]unix.SockFilter{
+		{Code: bpfLoad, K: 0}, // seccomp_data.nr
+		{Code: bpfJumpIfEqual, Jt: 0, Jf: 4, K: unix.SYS_CLONE},
+		{Code: bpfLoad, K: 16}, // the flags' low half (little-endian)
 		{Code: and, K: unix.CLONE_PARENT},
-		{Code: jeq, Jt: 0, Jf: 1, K: unix.CLONE_PARENT},
-		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
-		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+		{Code: bpfJumpIfEqual, Jt: 0, Jf: 1, K: unix.CLONE_PARENT},
+		{Code: bpfReturn, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
+		{Code: bpfReturn, K: unix.SECCOMP_RET_ALLOW},
+	})
+	sp := spawnhelper.NewSpares(helper)
+	ran := startTrues(sp.Start, helper, 3)
+	fmt.Println(ran, sp.SpawnerPid())
+	sp.Close()
+	os.Exit(0)
+}
+
+// A spawner that may not fork with CLONE_PARENT (a seccomp filter) is
+// given up at its first refusal; every program still starts.
+func TestRefusedSpawnerIsGivenUp(t *testing.T) {
+	if got := hookOutput(t, noCloneParentEnv); got != "3 0\n" {
+		t.Fatalf("programs run and the spawner's pid: %q, want %q", got, "3 0\n")
 	}
+}
+
+// The classic BPF instructions the seccomp filters of these tests use.
+const (
+	bpfLoad        = uint16(unix.BPF_LD | unix.BPF_W | unix.BPF_ABS)
+	bpfJumpIfEqual = uint16(unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K)
+	bpfReturn      = uint16(unix.BPF_RET | unix.BPF_K)
+)
+
+// denyInThisProcess applies the seccomp filter prog to every thread of
+// this process (a test binary run by hookOutput), or exits saying why.
+func denyInThisProcess(prog []unix.SockFilter) {
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		fmt.Println("error", err)
@@ -231,11 +253,15 @@ func startWithoutCloneParent(helper string) {
 		fmt.Println("error", errno)
 		os.Exit(1)
 	}
-	sp := spawnhelper.NewSpares(helper)
-	defer sp.Close()
+}
+
+// startTrues starts n supervised `true`s through start, one after
+// another, and returns how many ran to success; it exits on a failed
+// start (a test binary run by hookOutput).
+func startTrues(start func(context.Context, spawnhelper.Spec) (*spawnhelper.Process, error), helper string, n int) int {
 	ran := 0
-	for i := 0; i < 3; i++ {
-		p, err := sp.Start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "true", Dir: "/"})
+	for i := 0; i < n; i++ {
+		p, err := start(context.Background(), spawnhelper.Spec{Helper: helper, Path: "true", Dir: "/"})
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
@@ -244,21 +270,24 @@ func startWithoutCloneParent(helper string) {
 			ran++
 		}
 	}
-	fmt.Println(ran, sp.SpawnerPid())
-	sp.Close()
-	os.Exit(0)
+	return ran
 }
 
-// A spawner that may not fork with CLONE_PARENT (a seccomp filter) is
-// given up at its first refusal; every program still starts.
-func TestRefusedSpawnerIsGivenUp(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(os.Environ(), noCloneParentEnv+"="+testkit.SpawnHelper(t))
+// hookOutput runs this test binary in the role env names (see
+// TestMain's hooks), given the spawn helper, through wrap (a shell
+// command that ends by exec'ing "$0" -test.run '^$'; none when empty),
+// and returns what it printed.
+func hookOutput(t *testing.T, env string, wrap ...string) string {
+	t.Helper()
+	argv := []string{os.Args[0], "-test.run", "^$"}
+	if len(wrap) > 0 {
+		argv = append([]string{"bash", "-c", wrap[0]}, os.Args[0])
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env+"="+testkit.SpawnHelper(t))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if got := string(out); got != "3 0\n" {
-		t.Fatalf("programs run and the spawner's pid: %q, want %q", got, "3 0\n")
-	}
+	return string(out)
 }
