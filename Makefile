@@ -11,7 +11,8 @@ LIBNAME := $(if $(filter Darwin,$(shell uname -s)),libshellport.dylib,libshellpo
 GOFILES := $(shell find . -name '*.go' -not -path './.venv/*' -not -path './bench/.venv/*' -not -path './build/*')
 
 # The one native build recipe (flags, pins, target versions of the library,
-# the executable and the C spawn helper) is scripts/build-wheels/recipe.json:
+# the executable, the C spawn helper and the bash turn builtin) is
+# scripts/build-wheels/recipe.json:
 # `make native` builds this machine's files with it through targets.py, as
 # the wheels and GoReleaser do (docs/PACKAGING.md).
 RECIPE       := scripts/build-wheels/recipe.json
@@ -19,6 +20,11 @@ recipe        = $(shell $(PYTHON) -c 'import json, sys; r = json.load(open("$(RE
 NATIVE_BUILD := $(PYTHON) scripts/build-wheels/targets.py native
 HELPER       := shellport-spawn-helper
 HELPER_SRC   := $(wildcard cmd/shellport-spawn-helper/*.c cmd/shellport-spawn-helper/*.h)
+# The bash turn builtin: Linux only (the persistent shell runs its driver
+# loop as shell commands without it).
+BASH_TURN        := shellport-bash-turn.so
+BASH_TURN_SRC    := $(wildcard cmd/shellport-bash-turn/*.c)
+BASH_TURN_NATIVE := $(if $(filter Linux,$(shell uname -s)),$(NATIVE)/$(BASH_TURN))
 
 # Build tools from PyPI live in their own venv: auditwheel, and zig, whose C
 # compiler builds and checks the macOS spawn helper on Linux (pinned: the
@@ -32,9 +38,10 @@ ZIG_STAMP       := $(WHEEL_TOOLS)/.ziglang-$(ZIGLANG_VERSION)
 
 all: native
 
-# The shared library, the executable and the spawn helper for this
-# machine, where the Python package looks for them.
-native: $(NATIVE)/$(LIBNAME) $(NATIVE)/shellport $(NATIVE)/$(HELPER)
+# The shared library, the executable, the spawn helper and (Linux) the
+# bash turn builtin for this machine, where the Python package looks for
+# them.
+native: $(NATIVE)/$(LIBNAME) $(NATIVE)/shellport $(NATIVE)/$(HELPER) $(BASH_TURN_NATIVE)
 
 $(NATIVE)/$(LIBNAME): $(GOFILES) go.mod go.sum $(RECIPE) scripts/build-wheels/glibc217.h
 	$(NATIVE_BUILD) library --out $(NATIVE) --header build/libshellport.h
@@ -44,6 +51,9 @@ $(NATIVE)/shellport: $(GOFILES) go.mod go.sum $(RECIPE)
 
 $(NATIVE)/$(HELPER): $(HELPER_SRC) $(RECIPE)
 	$(NATIVE_BUILD) helper --out $(NATIVE)
+
+$(NATIVE)/$(BASH_TURN): $(BASH_TURN_SRC) $(RECIPE)
+	$(NATIVE_BUILD) bash-turn --out $(NATIVE)
 
 # The checked-in C header is what cgo generates: `make header` refreshes it
 # and `make test` fails when it is stale.

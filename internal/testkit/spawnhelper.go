@@ -22,13 +22,18 @@ import (
 // wheels and GoReleaser (docs/PACKAGING.md).
 const recipeFile = "scripts/build-wheels/recipe.json"
 
-// helperRecipe is the part of the recipe a test build of the helper uses.
+// helperRecipe is the part of the recipe a test build of the helper and
+// the turn builtin uses.
 type helperRecipe struct {
 	Helper struct {
 		Sources      string   `json:"sources"`
 		CFlags       []string `json:"cflags"`
 		LinuxLDFlags []string `json:"linux_ldflags"`
 	} `json:"helper"`
+	BashTurn struct {
+		Sources string   `json:"sources"`
+		CFlags  []string `json:"cflags"`
+	} `json:"bash_turn"`
 }
 
 // readRecipe reads the helper's part of the recipe under root.
@@ -43,6 +48,9 @@ func readRecipe(root string) (helperRecipe, error) {
 	}
 	if r.Helper.Sources == "" || len(r.Helper.CFlags) == 0 {
 		return r, fmt.Errorf("%s has no helper sources or cflags", recipeFile)
+	}
+	if r.BashTurn.Sources == "" || len(r.BashTurn.CFlags) == 0 {
+		return r, fmt.Errorf("%s has no bash_turn sources or cflags", recipeFile)
 	}
 	return r, nil
 }
@@ -70,8 +78,10 @@ func SpawnHelper(t testing.TB) string {
 // errors; not stripped, so a crash has symbols), into a
 // directory named after a hash of its sources and flags under the system's
 // temporary directory, so test binaries that run at the same time share
-// one build and a changed source never runs stale. $CC picks the compiler
-// (default cc).
+// one build and a changed source never runs stale. On Linux the bash turn
+// builtin is built beside it, as the wheels ship it, so every persistent
+// shell a test starts loads it (see persistent.TurnLibName). $CC picks the
+// compiler (default cc).
 func BuildSpawnHelper() (string, error) {
 	built.once.Do(func() { built.path, built.err = build() })
 	return built.path, built.err
@@ -100,9 +110,15 @@ func build() (string, error) {
 	if runtime.GOOS == "linux" {
 		args = append(args, recipe.Helper.LinuxLDFlags...)
 	}
+	turnDir := filepath.Join(root, recipe.BashTurn.Sources)
+	turnSources, _ := filepath.Glob(filepath.Join(turnDir, "*.c"))
+	if runtime.GOOS == "linux" && len(turnSources) == 0 {
+		return "", fmt.Errorf("no C sources in %s", turnDir)
+	}
 	h := sha256.New()
 	fmt.Fprintln(h, cc, strings.Join(args, " "))
-	all := append(append([]string{}, sources...), headers...)
+	fmt.Fprintln(h, strings.Join(recipe.BashTurn.CFlags, " "))
+	all := append(append(append([]string{}, sources...), headers...), turnSources...)
 	sort.Strings(all)
 	for _, f := range all {
 		b, err := os.ReadFile(f)
@@ -120,23 +136,37 @@ func build() (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, "building-")
-	if err != nil {
-		return "", err
+	// The builtin first: the helper's presence says the directory is
+	// complete.
+	if runtime.GOOS == "linux" {
+		if err := compile(cc, recipe.BashTurn.CFlags, turnSources, filepath.Join(dir, "shellport-bash-turn.so")); err != nil {
+			return "", err
+		}
 	}
-	_ = tmp.Close()
-	defer os.Remove(tmp.Name())
-	cmd := exec.Command(cc, append(append(args, "-o", tmp.Name()), sources...)...)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%s %s: %w\n%s", cc, strings.Join(cmd.Args[1:], " "), err, b)
-	}
-	if err := os.Chmod(tmp.Name(), 0o755); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
+	if err := compile(cc, args, sources, out); err != nil {
 		return "", err
 	}
 	return out, nil
+}
+
+// compile builds sources into out with cc and flags, through a temporary
+// file in out's directory, so a build running at the same time never sees
+// half a file.
+func compile(cc string, flags, sources []string, out string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(out), "building-")
+	if err != nil {
+		return err
+	}
+	_ = tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.Command(cc, append(append(append([]string{}, flags...), "-o", tmp.Name()), sources...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", cc, strings.Join(cmd.Args[1:], " "), err, b)
+	}
+	if err := os.Chmod(tmp.Name(), 0o755); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), out)
 }
 
 // moduleRoot walks up from the working directory (a test's package

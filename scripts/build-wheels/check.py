@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 from binfmt import kind, read_elf, read_macho
-from targets import EXE, HELPER, ROOT, TARGETS, Target
+from targets import BASH_TURN, EXE, HELPER, ROOT, TARGETS, Target
 from wheelfile import record_hash
 
 GLIBC_BASELINE = (2, 17)
@@ -154,7 +154,7 @@ def _check_modes(infos: list[zipfile.ZipInfo]) -> list[str]:
 
 
 def _check_natives(t: Target, natives: dict[str, bytes], plat: str) -> list[str]:
-    want = {EXE, HELPER}
+    want = {EXE, HELPER, BASH_TURN} if t.goos == "linux" else {EXE, HELPER}
     optional = {t.libname} if t.library else set()
     problems = []
     if t.manylinux and t.libname not in natives:
@@ -174,6 +174,10 @@ def _check_natives(t: Target, natives: dict[str, bytes], plat: str) -> list[str]
                 problems.append(f"{fname} is built for {info.machine}, not {t.arch}")
             if fname in (EXE, HELPER) and not info.static:
                 problems.append(f"{fname} must be static (needs {info.interpreter} {info.needed})")
+            if fname == BASH_TURN and (info.needed or info.max_glibc is not None):
+                # It runs inside bash: what it calls resolves in bash's own
+                # C library, glibc or musl, so it may name none.
+                problems.append(f"{fname} needs {info.needed} {info.max_glibc}; it must need no library")
             if fname == t.libname:
                 if set(info.needed) - {"libc.so.6"}:
                     problems.append(f"{fname} needs {info.needed}; only libc.so.6 is allowed")

@@ -39,7 +39,10 @@ def smoke(transport: str | list[str], marker: str | None) -> None:
             if isinstance(transport, str) and rt.transport_name != transport:
                 fail(f"asked for {transport}, got {rt.transport_name}")
             with rt.session(cwd=work) as s:
-                _persistent_bash(s, work)
+                # The wheel's helper has the turn builtin beside it on
+                # Linux; a helper named by SHELLPORT_SPAWN_HELPER has not.
+                turn = sys.platform.startswith("linux") and marker is None and isinstance(transport, str)
+                _persistent_bash(s, work, turn)
                 _editor(s, work)
         with shellport.Runtime(transport=transport) as rt, rt.session(cwd=work) as s:
             _oneshot_bash(s)
@@ -57,7 +60,10 @@ def smoke(transport: str | list[str], marker: str | None) -> None:
     print(f"smoke ok: {transport if isinstance(transport, str) else ' '.join(transport)}")
 
 
-def _persistent_bash(s: shellport.Session, work: str) -> None:
+def _persistent_bash(s: shellport.Session, work: str, turn: bool) -> None:
+    r = s.call("bash", {"command": "type -t __sp_turn"})
+    if (r.text == "builtin\n") != turn:
+        fail(f"the shell {'did not load' if turn else 'loaded'} the turn builtin: {r.text!r}")
     r = s.call("bash", {"command": "mkdir -p sub && cd sub && export SMOKE=42 && tty"})
     if r.is_error or not any(t in r.text for t in ("/dev/pts/", "/dev/ttys")):  # Linux, macOS
         fail(f"first bash call: {r.text!r}")

@@ -13,6 +13,8 @@ the environment of the build machine cannot change the bytes. The spawn
 helper is C: static with gcc on Linux (so no libc version applies, and one
 file serves manylinux and musllinux), with clang on a Mac, and with zig's
 clang for Macs on Linux; stripped at link time, from a fixed command line.
+The bash turn builtin (Linux only) is a C shared object built by the same
+gcc without the C library's start files, for the same reason.
 
 Standard library only, Python 3.9+ (``make native`` runs it; building
 wheels needs 3.11 for tomllib, see metadata.py).
@@ -41,6 +43,7 @@ MACOS_MIN: str = RECIPE["macos_min"]
 
 EXE = "shellport"
 HELPER = "shellport-spawn-helper"
+BASH_TURN = "shellport-bash-turn.so"  # persistent.TurnLibName: found beside the helper
 
 # Debian packages that provide the Linux C cross compilers.
 CROSS_PACKAGES = {
@@ -51,6 +54,10 @@ CROSS_PACKAGES = {
 # The spawn helper's sources and flags (internal/testkit reads the same).
 HELPER_SOURCES = sorted((ROOT / RECIPE["helper"]["sources"]).glob("*.c"))
 HELPER_CFLAGS: list[str] = RECIPE["helper"]["cflags"]
+
+# The bash turn builtin's, likewise.
+BASH_TURN_SOURCES = sorted((ROOT / RECIPE["bash_turn"]["sources"]).glob("*.c"))
+BASH_TURN_CFLAGS: list[str] = RECIPE["bash_turn"]["cflags"]
 
 GO_ARCH = {"amd64": "x86_64", "arm64": "arm64"}  # Apple's and the wheel tags' spelling
 LINUX_ARCH = {"amd64": "x86_64", "arm64": "aarch64"}  # GNU triplets', zig's, uname's
@@ -174,6 +181,30 @@ def build_helper(t: Target, out: Path) -> None:
         raise BuildError(f"building {HELPER} for {t.name} failed ({' '.join(cc)}):\n{proc.stderr.strip()}")
 
 
+def build_bash_turn(t: Target, out: Path) -> None:
+    """Compile the bash turn builtin for t (Linux only) into out.
+
+    A shared object with no C library of its own (-nostdlib): what it calls
+    of the C library resolves in the bash that loads it, so one file serves
+    glibc and musl, as the static helper does.
+    """
+    if t.goos != "linux":
+        raise BuildError(f"{t.name}: {BASH_TURN} is built for Linux only")
+    if sys.platform != "linux":
+        raise BuildError(f"{t.name}: {BASH_TURN} is built on Linux (with gcc)")
+    cc = linux_cc(t.goarch)
+    if shutil.which(cc) is None:
+        raise BuildError(f"{t.name}: cannot build {BASH_TURN}: {cc} is not installed "
+                         f"(apt-get install {CROSS_PACKAGES.get(cc, 'gcc')})")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in RECIPE["helper"]["cleared_env"]}
+    argv = [cc, *BASH_TURN_CFLAGS, *RECIPE["bash_turn"]["release_ldflags"], "-o", str(out),
+            *map(str, BASH_TURN_SOURCES)]
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"building {BASH_TURN} for {t.name} failed ({cc}):\n{proc.stderr.strip()}")
+
+
 def go_env(goos: str, goarch: str, cgo: bool) -> dict[str, str]:
     """The environment of every go build: the caller's, less what could change the bytes."""
     env = dict(os.environ)
@@ -252,6 +283,11 @@ def build_natives(t: Target, stage: Path, *, with_library: bool) -> dict[str, Pa
     if not helper.exists():
         build_helper(t, helper)
     files[HELPER] = helper
+    if t.goos == "linux":
+        turn = d / BASH_TURN
+        if not turn.exists():
+            build_bash_turn(t, turn)
+        files[BASH_TURN] = turn
     if t.library and with_library:
         lib = d / t.libname
         if not lib.exists():
@@ -278,7 +314,7 @@ def host_target() -> Target:
 
 def build_host(out: Path, what: str, header: Path | None = None) -> Path:
     """Build one native file of this machine into out/ (make native): "library",
-    "executable" or "helper"; return its path."""
+    "executable", "helper" or "bash-turn" (Linux); return its path."""
     t = host_target()
     if what == "executable":
         path = out / EXE
@@ -286,6 +322,9 @@ def build_host(out: Path, what: str, header: Path | None = None) -> Path:
     elif what == "helper":
         path = out / HELPER
         build_helper(t, path)
+    elif what == "bash-turn":
+        path = out / BASH_TURN
+        build_bash_turn(t, path)
     elif what == "library":
         if not t.library:
             raise BuildError(f"{t.name} has no shared library (golang/go#54805)")
@@ -295,17 +334,17 @@ def build_host(out: Path, what: str, header: Path | None = None) -> Path:
         path = out / t.libname
         build_library(t, cc, path, header=header)
     else:
-        raise BuildError(f"unknown native file {what!r}: library, executable or helper")
+        raise BuildError(f"unknown native file {what!r}: library, executable, helper or bash-turn")
     return path
 
 
 def main(argv: list[str]) -> int:
-    """targets.py native {library,executable,helper} --out DIR [--header FILE] (make native)."""
+    """targets.py native {library,executable,helper,bash-turn} --out DIR [--header FILE] (make native)."""
     import argparse
 
     p = argparse.ArgumentParser(description="build one native file of this machine with the recipe")
     p.add_argument("cmd", choices=["native"])
-    p.add_argument("what", choices=["library", "executable", "helper"])
+    p.add_argument("what", choices=["library", "executable", "helper", "bash-turn"])
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--header", type=Path, default=None,
                    help="where to put the C header cgo generates (library only)")

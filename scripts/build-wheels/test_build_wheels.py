@@ -20,7 +20,7 @@ sys.dont_write_bytecode = True
 
 import check  # noqa: E402
 from binfmt import FormatError, read_macho  # noqa: E402
-from targets import EXE, HELPER, TARGETS, BuildError  # noqa: E402
+from targets import BASH_TURN, EXE, HELPER, TARGETS, BuildError  # noqa: E402
 from wheelfile import Entry, write_wheel  # noqa: E402
 
 import build  # noqa: E402
@@ -159,6 +159,8 @@ def linux_natives(tmp_path: Path, helper: bytes | None) -> dict[str, Path]:
         files[HELPER] = tmp_path / HELPER
         files[HELPER].write_bytes(helper)
         files[HELPER].chmod(0o755)
+    files[BASH_TURN] = tmp_path / BASH_TURN
+    files[BASH_TURN].write_bytes(elf(dynamic=False))
     return files
 
 
@@ -274,9 +276,26 @@ def manylinux_wheel(tmp_path: Path, library_source: str, *library_flags: str) ->
     """A manylinux wheel of static programs and the library built from library_source."""
     prog = cc(tmp_path, "prog", "int main(void) { return 0; }\n", "-static")
     lib = cc(tmp_path, "libshellport.so", library_source, "-shared", "-fPIC", *library_flags)
-    natives = {EXE: prog, HELPER: prog, MANYLINUX.libname: lib}
+    natives = {EXE: prog, HELPER: prog, MANYLINUX.libname: lib, BASH_TURN: turn_builtin(tmp_path)}
     project = build.metadata.load_pyproject()["project"]
     return build.assemble(MANYLINUX, natives, tmp_path / "out", project, 1_700_000_000)
+
+
+TURN_SOURCE = "#include <unistd.h>\nint f(int fd) { return (int)write(fd, \"x\", 1); }\n"
+
+
+def turn_builtin(tmp_path: Path, *flags: str) -> Path:
+    """A shared object calling the C library, linked as the recipe links the turn builtin unless flags say otherwise."""
+    return cc(tmp_path, BASH_TURN, TURN_SOURCE, *(flags or ("-shared", "-fPIC", "-nostdlib")))
+
+
+def test_issue16_turn_builtin_linked_to_a_c_library_is_refused(tmp_path: Path) -> None:
+    """The turn builtin runs inside bash, glibc's or musl's: it may name no library of its own."""
+    wheel = manylinux_wheel(tmp_path, OLD_LIBRARY)
+    natives = check_natives_of(wheel)
+    natives[BASH_TURN] = turn_builtin(tmp_path / "libc", "-shared", "-fPIC").read_bytes()
+    problems = check._check_natives(MANYLINUX, natives, MANYLINUX.platform)
+    assert problems == [f"{BASH_TURN} needs ['libc.so.6'] (2, 2, 5); it must need no library"], problems
 
 
 OLD_LIBRARY = "#include <string.h>\nint f(char *d, const char *s) { return strlen(strcpy(d, s)); }\n"

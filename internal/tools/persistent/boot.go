@@ -144,7 +144,7 @@ const loopEndedExit = 96
 //
 // legacy makes the shell take the path of bash before 4.1 whatever its
 // version (tests).
-func bootScript(dir string, legacy bool) string {
+func bootScript(dir string, legacy bool, turnLib string) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
 	// The modern path (bash 4.1 and later: read -N) and the legacy one
 	// (bash before 4.1; 3.2 is macOS's /bin/bash, whose read -t 0 reads
@@ -223,6 +223,16 @@ func bootScript(dir string, legacy bool) string {
 	// the eval line is neither traced nor seen by the trap.
 	modernEval := `${__sp_t[1]-}$__sp_c`
 	legacyEval := `${__sp_d:+builtin ${__sp_d%?};}${__sp_p:+builtin set -x;}$__sp_c`
+	// The builtin's path (turnLib, bash 4.4 and later): settle keeps the
+	// unset and the checks a command could defeat by shadowing builtin;
+	// __sp_turn r does the rest of settle and the report, including the
+	// frame, and __sp_turn w the wait. What the eval restores is in
+	// __sp_r. (( __sp_a )) holds only once the real w has run: a function
+	// named builtin that stood in for it ends the loop here, before the
+	// eval, as the token's length check does on the other paths.
+	turnSettle := `builtin unset -v __sp_c __sp_r && builtin __sp_turn r`
+	turnWait := `builtin __sp_turn w && (( __sp_a ))`
+	turnEval := `${__sp_r-}$__sp_c`
 	// After the loop, each report is tried as a builtin and as a plain
 	// command, since either may be what stopped the loop.
 	endFrame := `builtin printf '\33_SP%032d\33\\' 0; printf '\33_SP%032d\33\\' 0`
@@ -243,18 +253,31 @@ func bootScript(dir string, legacy bool) string {
 	// down by the group's redirection: 0 there means a turn was skipped.
 	// The same arithmetic takes the command's status and advances the
 	// turn's count.
-	loop := func(settle, wait, eval string) string {
-		return `{ ` + fmt.Sprintf(`until ! { { { %s && %s; } 2>&%d >&"$((__sp_s = $?, __sp_n += 1, __sp_a-- ? %d : %d))" && %s || %s; } && %s; }; do `,
-			settle, report, fdNull, fdRet, deadFD, frame, failed, wait) +
+	guarded := func(commands string) string {
+		return fmt.Sprintf(`{ %s; } 2>&%d >&"$((__sp_s = $?, __sp_n += 1, __sp_a-- ? %d : %d))"`, commands, fdNull, fdRet, deadFD)
+	}
+	loop := func(turn, wait, eval string) string {
+		return `{ ` + fmt.Sprintf(`until ! { { %s || %s; } && %s; }; do `, turn, failed, wait) +
 			`builtin eval "` + eval + `"; ` +
 			`done; ` +
 			fmt.Sprintf(`{ builtin printf 'e\0'; printf 'e\0'; } 2>/dev/null >&%d; `, fdRet) +
 			fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null; `, endFrame, fdTTY, endFrame) +
 			`}` + moved.String()
 	}
+	scriptTurn := func(settle string) string { return guarded(settle+" && "+report) + " && " + frame }
 	modern := `(( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 401 ))`
 	if legacy {
 		modern = `false`
+	}
+	paths := `if ` + modern + `; then ` + loop(scriptTurn(modernSettle), modernWait, modernEval) +
+		`; else ` + loop(scriptTurn(legacySettle), legacyWait, legacyEval) + `; fi`
+	if turnLib != "" && !legacy {
+		// enable -f fails, quietly, where the library cannot be loaded:
+		// no such file (a remote machine), another architecture, a bash
+		// without loadable builtins or without one of the functions it
+		// uses (see turn.c's load hook).
+		paths = `if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404 )) && { builtin enable -f ` + shellQuote(turnLib) + ` __sp_turn; } 2>/dev/null; then ` +
+			loop(guarded(turnSettle), turnWait, turnEval) + `; el` + paths
 	}
 	return strings.Join([]string{
 		`builtin unset BASH_EXECUTION_STRING`,
@@ -263,7 +286,7 @@ func bootScript(dir string, legacy bool) string {
 		`__sp_n=0`,
 		`__sp_a=1`,
 		boot.String(),
-		`if ` + modern + `; then ` + loop(modernSettle, modernWait, modernEval) + `; else ` + loop(legacySettle, legacyWait, legacyEval) + `; fi`,
+		paths,
 		fmt.Sprintf(`exit %d`, loopEndedExit),
 	}, "; ")
 }

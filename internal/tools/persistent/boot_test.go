@@ -7,7 +7,7 @@ import "testing"
 // before, read -n dropped a wake byte that $IFS held, so the shell after
 // IFS=01 stopped its loop at the next call.
 func TestIFSHoldingWakeBytes(t *testing.T) {
-	onBothLoopPaths(t, func(legacy bool) {
+	onEveryLoopPath(t, func(path string) {
 		f := newFixture(t, Config{})
 		f.expect("kept=yes; IFS=01", "[no output]")
 		sh := f.shellOf("s")
@@ -15,7 +15,7 @@ func TestIFSHoldingWakeBytes(t *testing.T) {
 		f.expect("IFS=' 0'; echo \"$kept\"", "yes\n")
 		f.expect("printf '%s\\n' 'a  ' 'b0'", "a  \nb0\n")
 		if f.shellOf("s") != sh {
-			t.Fatalf("legacy %v: the shell was replaced", legacy)
+			t.Fatalf("%s: the shell was replaced", path)
 		}
 	})
 }
@@ -23,7 +23,7 @@ func TestIFSHoldingWakeBytes(t *testing.T) {
 // The DEBUG trap the loop saves is restored inside the eval, ahead of
 // the command on the same line: the command's line numbers stay its own.
 func TestDebugTrapKeepsLineNumbers(t *testing.T) {
-	onBothLoopPaths(t, func(legacy bool) {
+	onEveryLoopPath(t, func(path string) {
 		f := newFixture(t, Config{})
 		f.expect(`trap 'echo "[dbg]"' DEBUG`, "[no output]")
 		f.expect("echo $LINENO", "[dbg]\n1\n")

@@ -206,14 +206,36 @@ func eventuallyFile(t *testing.T, path string) {
 	eventually(t, path+" exists", func() bool { _, err := os.Stat(path); return err == nil })
 }
 
-// onBothLoopPaths runs run once for each path of the driver loop (see
-// bootScript): the modern one, then the legacy one. Shells started during
-// a run take its path.
-func onBothLoopPaths(t *testing.T, run func(legacy bool)) {
-	t.Helper()
-	t.Cleanup(func() { testOnlyLegacyLoop = false })
-	for _, legacy := range []bool{false, true} {
-		testOnlyLegacyLoop = legacy
-		run(legacy)
+// Paths of the driver loop (see bootScript).
+const (
+	turnPath   = "turn"   // the turn builtin (Linux: the test helper has it beside it)
+	scriptPath = "script" // shell commands, bash 4.1 and later
+	legacyPath = "legacy" // shell commands, bash before 4.1
+)
+
+// loopPaths are the paths a shell here can take: the turn builtin only on
+// Linux, where it is built.
+func loopPaths() []string {
+	if runtime.GOOS == "linux" {
+		return []string{turnPath, scriptPath, legacyPath}
 	}
+	return []string{scriptPath, legacyPath}
+}
+
+// onEveryLoopPath runs run once for each path of the driver loop that
+// shells here can take. Shells started during a run take its path.
+func onEveryLoopPath(t *testing.T, run func(path string)) {
+	t.Helper()
+	t.Cleanup(func() { testOnlyLegacyLoop, testOnlyScriptLoop = false, false })
+	for _, path := range loopPaths() {
+		testOnlyLegacyLoop, testOnlyScriptLoop = path == legacyPath, path == scriptPath
+		run(path)
+	}
+}
+
+// onTurnPath says whether f's shell runs the loop with the turn builtin,
+// asking the shell.
+func (f *fixture) onTurnPath() bool {
+	f.t.Helper()
+	return f.run("type -t __sp_turn").Text == "builtin\n"
 }

@@ -104,29 +104,44 @@ func TestHostileCommandsResetShellAtOnce(t *testing.T) {
 		name, command string
 		want          []string // in the result text
 		exitCode      any
+		only          string // "": every path of the loop; scriptPath: those that run it as shell commands (the turn builtin reads and prints without these builtins); turnPath: the turn builtin's
 	}{
-		{"set -n (issue 10)", "set -n", []string{"[the shell exited, so it was reset: "}, 0},
-		{"a function named builtin (issue 10)", "builtin() { :; }", []string{"command loop stopped", unusable}, nil},
-		{"enable -n read exit (issue 10)", "enable -n read exit", []string{"[the command finished, but it " + unusable}, 0},
-		{"enable -n printf", "enable -n printf", []string{"command loop stopped", unusable}, nil},
-		{"enable -n eval", "enable -n eval; false", []string{"[exit code: 1]", "[the command finished, but it " + unusable}, 1},
-		{"enable -n trap set unset", "enable -n trap set unset", []string{"[the command finished, but it " + unusable}, 0},
-		{"a read-only loop variable (issue 10)", "declare -r __sp_c=x", []string{"[the command finished, but it " + unusable}, 0},
-		{"break outside a loop", "break", []string{"command loop stopped", "break outside any loop"}, nil},
-		{"ulimit -n too low to save a descriptor", "ulimit -n 4", []string{unusable}, nil},
-		{"the loop's descriptors closed (issue 16)", "exec 10<&- 11<&- 12>&- 13>&- 14>&-", []string{"command loop stopped"}, nil},
+		{"set -n (issue 10)", "set -n", []string{"[the shell exited, so it was reset: "}, 0, ""},
+		{"a function named builtin (issue 10)", "builtin() { :; }", []string{"command loop stopped", unusable}, nil, ""},
+		{"enable -n read exit (issue 10)", "enable -n read exit", []string{"[the command finished, but it " + unusable}, 0, scriptPath},
+		{"enable -n printf", "enable -n printf", []string{"command loop stopped", unusable}, nil, scriptPath},
+		{"the turn builtin disabled", "enable -n __sp_turn", []string{"[the command finished, but it " + unusable}, 0, turnPath},
+		{"the turn builtin deleted", "enable -d __sp_turn", []string{"[the command finished, but it " + unusable}, 0, turnPath},
+		{"enable -n eval", "enable -n eval; false", []string{"[exit code: 1]", "[the command finished, but it " + unusable}, 1, ""},
+		{"enable -n trap set unset", "enable -n trap set unset", []string{"[the command finished, but it " + unusable}, 0, ""},
+		{"a read-only loop variable (issue 10)", "declare -r __sp_c=x", []string{"[the command finished, but it " + unusable}, 0, ""},
+		{"break outside a loop", "break", []string{"command loop stopped", "break outside any loop"}, nil, ""},
+		{"ulimit -n too low to save a descriptor", "ulimit -n 4", []string{unusable}, nil, ""},
+		{"the loop's descriptors closed (issue 16)", "exec 10<&- 11<&- 12>&- 13>&- 14>&-", []string{"command loop stopped"}, nil, ""},
 		{"bash's saved copies of the loop's descriptors closed",
 			"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ $n -ge 10 ] && [ $n -lt 30 ]; then eval \"exec $n>&-\"; fi; done",
-			[]string{"command loop stopped"}, nil},
-		{"extdebug with a DEBUG trap that skips every command", "shopt -s extdebug; trap false DEBUG", []string{"[the shell exited, so it was reset: "}, nil},
+			[]string{"command loop stopped"}, nil, ""},
+		{"extdebug with a DEBUG trap that skips every command", "shopt -s extdebug; trap false DEBUG", []string{"[the shell exited, so it was reset: "}, nil, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t, Config{})
+			onTurn := f.onTurnPath()
+			if c.only == turnPath && !onTurn {
+				t.Skip("the shell runs the loop as shell commands")
+			}
 			f.expect("cd /; kept=yes", "[no output]")
 			start := time.Now()
 			res := f.run(c.command)
 			t.Logf("%q: answered in %v: %q", c.command, time.Since(start).Round(time.Millisecond), res.Text)
+			if c.only == scriptPath && onTurn {
+				// Nothing the turn builtin needs is gone: the shell goes on.
+				if res.Text != "[no output]" || structured(t, res, "shellReset") != false {
+					t.Fatalf("got %q %v", res.Text, res.Structured)
+				}
+				f.expect("echo \"[$kept]\"; pwd", "[yes]\n/\n")
+				return
+			}
 			if structured(t, res, "timedOut") != false {
 				t.Fatalf("waited for the timeout: %q", res.Text)
 			}

@@ -13,9 +13,24 @@ import (
 func TestLegacyLoopPath(t *testing.T) {
 	testOnlyLegacyLoop = true
 	t.Cleanup(func() { testOnlyLegacyLoop = false })
-	if !strings.Contains(bootScript("/d", true), "if false; then") || strings.Contains(bootScript("/d", false), "if false; then") {
+	if !strings.Contains(bootScript("/d", true, "/lib.so"), "if false; then") || strings.Contains(bootScript("/d", false, ""), "if false; then") || strings.Contains(bootScript("/d", true, "/lib.so"), "enable -f") {
 		t.Fatal("the boot script does not choose its path as asked")
 	}
+	t.Run("state persists", TestStatePersists)
+	t.Run("script semantics", TestScriptSemantics)
+	t.Run("hostile commands leave the shell working", TestHostileCommandsLeaveShellWorking)
+	t.Run("hostile commands reset the shell at once", TestHostileCommandsResetShellAtOnce)
+	t.Run("forged frames", TestForgedFramesDoNotEndCall)
+	t.Run("token absent during the command", TestTokenAbsentDuringCommand)
+}
+
+// The same tests on the path that runs the loop as shell commands on bash
+// 4.1 and later: where the turn builtin cannot be loaded (no library beside
+// the helper, another OS, a remote shell, a bash without loadable builtins
+// or before 4.4).
+func TestScriptLoopPath(t *testing.T) {
+	testOnlyScriptLoop = true
+	t.Cleanup(func() { testOnlyScriptLoop = false })
 	t.Run("state persists", TestStatePersists)
 	t.Run("script semantics", TestScriptSemantics)
 	t.Run("hostile commands leave the shell working", TestHostileCommandsLeaveShellWorking)

@@ -151,6 +151,7 @@ func New(host tools.Host, cfg Config) tools.Tool {
 		shellCfg: shellConfig{
 			shell:       cfg.Shell,
 			spawnHelper: cfg.SpawnHelper,
+			turnLib:     turnLibBeside(cfg.SpawnHelper),
 			maxChars:    cfg.MaxOutputChars,
 			spillDir:    spillDir,
 			wakers:      &wakerPool{},

@@ -34,10 +34,15 @@ const (
 // loop's path for bash before 4.1 (see bootScript).
 var testOnlyLegacyLoop bool
 
+// testOnlyScriptLoop, when set by a test, makes new shells run the driver
+// loop as shell commands even where the turn builtin is at hand.
+var testOnlyScriptLoop bool
+
 // shellConfig is what every shell of a tool shares.
 type shellConfig struct {
 	shell       string
 	spawnHelper string
+	turnLib     string // the turn builtin (see turnLibBeside), "" for none
 	maxChars    int
 	spillDir    string
 	wakers      *wakerPool // shared by the tool's shells
@@ -195,7 +200,7 @@ func startShell(ctx context.Context, cfg shellConfig, cwd string, env []string, 
 	defer restrict.Close() // the shell holds its own copies
 	s.proc, err = pty.Start(ctx, pty.Options{
 		Path:        cfg.shell,
-		Args:        []string{"--noprofile", "--norc", "-c", bootScript(dir, testOnlyLegacyLoop), "bash"},
+		Args:        []string{"--noprofile", "--norc", "-c", bootScript(dir, testOnlyLegacyLoop, cfg.bootTurnLib()), "bash"},
 		Dir:         cwd,
 		Env:         env,
 		Size:        pty.Winsize{Rows: terminalRows, Cols: terminalCols},
