@@ -2,6 +2,7 @@ package persistent
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -195,19 +196,23 @@ func TestForgedFramesDoNotEndCall(t *testing.T) {
 }
 
 // Issue 10: a trapped signal that interrupts the loop's wait between calls
-// runs the trap and leaves the shell working.
+// runs the trap at once, not at the next call, and leaves the shell
+// working.
 func TestTrappedSignalWhileIdle(t *testing.T) {
-	f := newFixture(t, Config{})
-	f.expect("trap 'echo got-usr1' USR1", "[no output]")
-	sh := f.shellOf("s")
-	waitIdle(t, sh)
-	if err := syscall.Kill(sh.proc.Pid(), syscall.SIGUSR1); err != nil {
-		t.Fatal(err)
-	}
-	f.expect("echo ok", "got-usr1\nok\n")
-	if f.shellOf("s") != sh {
-		t.Fatal("the shell was replaced")
-	}
+	onEveryLoopPath(t, func(path string) {
+		f := newFixture(t, Config{})
+		f.expect("trap 'echo got-usr1; touch trapped' USR1", "[no output]")
+		sh := f.shellOf("s")
+		waitIdle(t, sh)
+		if err := syscall.Kill(sh.proc.Pid(), syscall.SIGUSR1); err != nil {
+			t.Fatal(err)
+		}
+		eventuallyFile(t, filepath.Join(f.cwd, "trapped"))
+		f.expect("echo ok", "got-usr1\nok\n")
+		if f.shellOf("s") != sh {
+			t.Fatalf("%s: the shell was replaced", path)
+		}
+	})
 }
 
 // BenchmarkBrokenShellDetected measures how long a call takes when its
