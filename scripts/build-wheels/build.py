@@ -10,8 +10,9 @@
     build.py smoke-dist DIR            smoke-test every wheel in DIR this machine
                                        can run (its own natively, manylinux
                                        aarch64 under qemu on Linux x86_64)
-    build.py helpers [--out DIR]       the spawn helper for every OS/arch this
-                                       machine can build (GoReleaser's hook)
+    build.py helpers [--out DIR]       the spawn helper (and on Linux the turn
+                                       builtin) for every OS/arch this machine
+                                       can build (GoReleaser's hook)
     build.py goreleaser [--check]      write .goreleaser.yml from recipe.json
                                        (--check: fail when it is stale)
     build.py goreleaser-identity WHEEL...
@@ -45,12 +46,14 @@ import metadata  # noqa: E402
 import smoke  # noqa: E402
 from binfmt import read_macho  # noqa: E402
 from targets import (  # noqa: E402
+    BASH_TURN,
     EXE,
     HELPER,
     ROOT,
     TARGETS,
     BuildError,
     Target,
+    build_bash_turn,
     build_helper,
     build_natives,
     go_env,
@@ -178,7 +181,8 @@ def repro(wheels: list[Path]) -> None:
 
 
 def helpers(out: Path) -> None:
-    """Build the helper once per OS/arch into out/OS_ARCH/, skipping what this machine cannot build."""
+    """Build the helper (and on Linux the bash turn builtin) once per OS/arch into out/OS_ARCH/,
+    skipping what this machine cannot build."""
     done = set()
     for t in TARGETS.values():
         key = f"{t.goos}_{t.goarch}"
@@ -191,6 +195,9 @@ def helpers(out: Path) -> None:
             continue
         build_helper(t, out / key / HELPER)
         print(f"built {out / key / HELPER}")
+        if t.goos == "linux":
+            build_bash_turn(t, out / key / BASH_TURN)
+            print(f"built {out / key / BASH_TURN}")
 
 
 def smoke_plan(wheels: list[Path]) -> list[tuple[Path, str]]:

@@ -75,8 +75,8 @@ def render() -> str:
 # library build skips itself elsewhere, since cgo does not cross-compile to
 # another OS here. The spawn helper is C, not Go: the before hook builds it
 # for every OS/arch the host can (`make helpers`: static gcc for Linux, zig
-# or Apple clang for macOS) into build/helpers/OS_ARCH/, and each archive
-# takes its own from there. Wheels are not GoReleaser's business:
+# or Apple clang for macOS) into build/helpers/OS_ARCH/, with the bash turn
+# builtin for Linux, and each archive takes its own from there. Wheels are not GoReleaser's business:
 # scripts/build-wheels builds them from the same recipe, so the native files
 # come out byte-identical either way (`make goreleaser-identity` checks it;
 # `make wheels` runs it). See docs/PACKAGING.md.
@@ -166,6 +166,13 @@ archives:
         strip_parent: true
         info:
           mode: 0755
+      # The persistent shell's turn builtin, Linux only: a glob, which
+      # matches nothing in the macOS archives (a plain name would fail them).
+      - src: "build/helpers/{{{{ .Os }}}}_{{{{ .Arch }}}}/shellport-bash-turn*.so"
+        dst: .
+        strip_parent: true
+        info:
+          mode: 0644
 
 checksum:
   name_template: checksums.txt

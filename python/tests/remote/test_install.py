@@ -1,7 +1,7 @@
 """Installing the runtime with the helpers, and the version check (issue 15).
 
-install=True copies the bundled executable (and the spawn helper, when it ships
-beside it) with the platform's own tool after comparing `uname -sm` with the
+install=True copies the bundled executable (and the spawn helper and the turn
+builtin, when they ship beside it) with the platform's own tool after comparing `uname -sm` with the
 files' headers; it skips a sandbox that already holds the same file, and
 install="always" copies anyway. A runtime of another version is refused with
 both versions named.
@@ -27,6 +27,7 @@ from .sandboxes import PodmanContainer, SSHServer
 
 PERSISTENT = {"profile": "persistent"}
 HELPER = "shellport-spawn-helper"
+TURN = "shellport-bash-turn.so"
 
 
 def bundled_dir() -> Path:
@@ -43,11 +44,17 @@ def test_install_into_a_fresh_container(fresh_container: PodmanContainer) -> Non
     cmd = shellport.remote.podman(c.name, install=True)
     listing = c.exec("ls", "/opt/shellport")
     assert ("shellport-spawn-helper" in listing) == (bundled_dir() / HELPER).is_file()
+    # The turn builtin goes along where it ships (Linux), and the shell in
+    # the container loads it from beside the helper (issue 16).
+    turn = (bundled_dir() / TURN).is_file()
+    assert (TURN in listing) == turn
     # Marked old: an install that finds the same file there leaves it alone,
     # install="always" replaces it.
     with shellport.Runtime(PERSISTENT, cmd) as rt, rt.session("/ws") as s:
         assert rt.version == shellport.__version__
         assert s.call("bash", {"command": "echo $((6*7))"}).text.strip() == "42"
+        loaded = s.call("bash", {"command": "type -t __sp_turn"}).text
+        assert (loaded == "builtin\n") == turn, loaded
         c.exec("touch", "-t", "200001010000", cmd.executable)
         shellport.remote.podman(c.name, install=True)
         assert c.exec("stat", "-c", "%Y", cmd.executable).strip() == "946684800"
@@ -77,9 +84,8 @@ def test_install_over_ssh(sshd: SSHServer) -> None:
             ssh_command(sshd, path=path, install="always")
             assert os.stat(local).st_mtime != 0
             assert s.call("bash", {"command": "echo still"}).text.strip() == "still"
-        assert sorted(p.name for p in local.parent.iterdir()) == sorted(
-            ["shellport", HELPER] if (bundled_dir() / HELPER).is_file() else ["shellport"]
-        )
+        shipped = [n for n in (HELPER, TURN) if (bundled_dir() / n).is_file()]
+        assert sorted(p.name for p in local.parent.iterdir()) == sorted(["shellport", *shipped])
     finally:
         shutil.rmtree(sshd.home / rel, ignore_errors=True)
 

@@ -31,6 +31,9 @@ __all__ = ["INSTALL_TIMEOUT", "Sandbox", "install", "run"]
 INSTALL_TIMEOUT = 300.0
 
 HELPER_NAME = "shellport-spawn-helper"
+# The persistent shell's turn builtin (Linux), optional: without it the
+# shell runs its driver loop as shell commands.
+BASH_TURN_NAME = "shellport-bash-turn.so"
 
 # ELF e_machine values and Mach-O CPU types, in uname -m's spelling.
 _ELF_MACHINES = {
@@ -195,7 +198,7 @@ def _remote_version(sandbox: Sandbox, executable: str) -> tuple[str | None, str]
 
 
 def _local_files(native_dir: str | None, exe_name: str) -> list[_LocalFile]:
-    """The executable (named exe_name there) and, when it ships beside it, the spawn helper."""
+    """The executable (named exe_name there) and what ships beside it: helper, turn builtin."""
     if native_dir is None:
         exe = Path(_native.find_binary(None, _native.read_settings(True)).path)
     else:
@@ -218,6 +221,9 @@ def _local_files(native_dir: str | None, exe_name: str) -> list[_LocalFile]:
             "every command under it, so both must be installed (every Linux wheel and release "
             "archive ships the two together)"
         )
+    turn = exe.parent / BASH_TURN_NAME
+    if out[0].system == "Linux" and turn.is_file():
+        out.append(_local_file(turn, BASH_TURN_NAME))
     return out
 
 
