@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import sys
 from typing import Any, Callable
 
 from . import procs
@@ -64,6 +65,14 @@ def persistent_rtt(ctx: Context) -> dict[str, Any]:
             del shells[name]
             with contextlib.suppress(Exception):  # already reported: it failed
                 sh.close()
+    # Whether the shells run their loop with the turn builtin (Linux): a
+    # run that measured the loop as shell commands says so.
+    turn: dict[str, bool] = {}
+    for name in SHELLPORT:
+        if name in shells:
+            turn[name] = shells[name].run("type -t __sp_turn").strip() == "builtin"
+            if sys.platform.startswith("linux") and not turn[name]:
+                ctx.problem("persistent_true", name, "the shell did not load the turn builtin")
     samples: dict[str, list[list[float]]] = {n: [] for n in shells}
     # CPU (user + system) of this process and every descendant while one
     # contender runs its calls: the caller, the runtime, the supervisor and
@@ -96,6 +105,7 @@ def persistent_rtt(ctx: Context) -> dict[str, Any]:
         "contenders": summary,
         "ratios": _ratios(rep_p50, [*SHELLPORT, "shellport-library-acall"]),
         "cpu_per_call": per_call,
+        "turn_builtin": turn,
         "cpu_ratio": {
             n: per_call[n] / per_call["floor"]
             for n in SHELLPORT

@@ -92,6 +92,15 @@ def _snapshot_native(workdir: str) -> dict[str, Any]:
                 os.environ[var] = copy
                 with open(copy, "rb") as f:
                     out[name] = hashlib.sha256(f.read()).hexdigest()[:16]
+    # The persistent shell's turn builtin is found beside the helper in use
+    # (Linux): without a copy beside the copied helper every shell would
+    # run its loop as shell commands.
+    turn = os.path.join(src, "shellport-bash-turn.so")
+    helper = os.environ.get("SHELLPORT_SPAWN_HELPER", "")
+    if "SHELLPORT_SPAWN_HELPER" not in out and os.path.exists(turn) and helper.startswith(dst):
+        shutil.copy2(turn, os.path.join(dst, "shellport-bash-turn.so"))
+        with open(turn, "rb") as f:
+            out["shellport-bash-turn.so"] = hashlib.sha256(f.read()).hexdigest()[:16]
     return out
 
 
