@@ -6,29 +6,32 @@
  * whether or not this is loaded; loaded, the two steps of each turn that
  * cost bash the most run here instead of as shell commands:
  *
- *   __sp_turn r   the report: saves and clears the command's DEBUG trap
- *                 and xtrace (what the eval must restore goes into
- *                 __sp_r), checks that eval is still a builtin, draws a
- *                 fresh token, and writes the record "t<token> <status>"
- *                 NUL to the return FIFO and the frame to the terminal;
+ *   __sp_turn r   settle and report: unsets the loop's variables, saves
+ *                 and clears the command's DEBUG trap and xtrace (what
+ *                 the eval must restore goes into __sp_r), checks that
+ *                 eval is still a builtin, draws a fresh token, and
+ *                 writes the record "t<token> <status>" NUL to the return
+ *                 FIFO and the frame to the terminal;
  *   __sp_turn w   the wait: takes a wake byte from the control FIFO and
  *                 reads the command into __sp_c, from the inbox to its end
  *                 (wake byte 0) or from the control FIFO up to a NUL (1),
  *                 dropping NULs as bash's read does; then sets __sp_a=1.
  *
- * A turn with them costs bash about 141,000 instructions and 25 system
+ * A turn with them costs bash about 120,000 instructions and 25 system
  * calls, against 386,000 and 56 as shell commands (trap -p and its
  * redirection, three printf, two read, the tests around them, the frame's
  * redirection), and about 60 µs of CPU against 130 to 150
  * (BenchmarkShellInstructionsPerCommand, BenchmarkShellSyscallsPerCommand,
  * BenchmarkShellCPUPerCommand).
  *
- * Nothing here holds state between turns but a buffer, and nothing is
- * trusted that a command can change: the status and the count come from
- * the loop's variables (which the loop's own redirection has just
- * checked), and every bash function used is looked up at load time, so
- * a bash without one refuses the load and the loop runs as shell commands.
- * The descriptors are the loop's (boot.go: fdInbox and on).
+ * Nothing here holds state between turns but a buffer (and the fallback
+ * generator's word). The status and the count are what the loop's own
+ * redirection has just assigned (__sp_s, __sp_n), read back and refused
+ * unless they are plain decimal numbers; a count a command tampered with
+ * is the runtime's to catch, as on the other paths.
+ * Every bash function used is looked up at load time, so a bash without
+ * one refuses the load and the loop runs as shell commands. The
+ * descriptors are the loop's (boot.go: fdInbox and on).
  *
  * Built without the C library's start files (-nostdlib): read, write,
  * syscall and the allocator come from the C library bash itself uses, so
@@ -80,12 +83,15 @@ struct shell_var {
 	int attributes;
 };
 #define ATT_READONLY 0x0000002
+#define ATT_NOUNSET 0x0002000
 #define ATT_NOASSIGN 0x0004000
 
 /* bash's own functions and variables, exported by every bash that can
  * load builtins. Weak, so that a missing one is a refused load (see
  * __sp_turn_builtin_load), not a crash at its first use. */
 extern struct shell_var *bind_variable(const char *, char *, int) WEAK;
+extern struct shell_var *find_variable_noref(const char *) WEAK;
+extern int unbind_variable_noref(const char *) WEAK;
 extern char *get_string_value(const char *) WEAK;
 extern char *signal_name(int) WEAK;
 extern char *trap_list[] WEAK;
@@ -118,7 +124,8 @@ static uint64_t spare_state;
 
 static int all_present(void)
 {
-	return bind_variable && get_string_value && signal_name && trap_list && restore_default_signal &&
+	return bind_variable && find_variable_noref && unbind_variable_noref && get_string_value &&
+	       signal_name && trap_list && restore_default_signal &&
 	       sh_single_quote && change_flag && set_shellopts && &echo_command_at_execute &&
 	       find_shell_builtin && check_signals_and_traps;
 }
@@ -213,14 +220,30 @@ static int assigned(const struct shell_var *v)
 	return v != NULL && (v->attributes & (ATT_READONLY | ATT_NOASSIGN)) == 0;
 }
 
-/* settle saves what the eval must restore before the command, the DEBUG
- * trap (as trap -p prints it) and xtrace, into __sp_r, and turns both
- * off for the loop. The caller has unset __sp_r. */
+/* drop unsets a loop variable itself, as unset -n does a nameref and
+ * unset -v anything else: whatever a command made of it (an attribute
+ * such as -u, -i or export, an array, a nameref) goes, and a nameref's
+ * target stays. Like unset, it refuses a read-only variable. */
+static int drop(const char *name)
+{
+	struct shell_var *v = find_variable_noref(name);
+	if (v != NULL && (v->attributes & (ATT_READONLY | ATT_NOUNSET)) != 0)
+		return -1;
+	if (v != NULL)
+		unbind_variable_noref(name);
+	return 0;
+}
+
+/* settle unsets the loop's variables, saves what the eval must restore
+ * before the command, the DEBUG trap (as trap -p prints it) and xtrace,
+ * into __sp_r, and turns both off for the loop. */
 static int settle(void)
 {
 	static const char trap_head[] = "builtin trap -- ";
 	static const char trap_tail[] = " DEBUG;";
 	static const char xtrace[] = "builtin set -x;";
+	if (drop("__sp_c") != 0 || drop("__sp_r") != 0)
+		return -1;
 	char *quoted = NULL;
 	const char *trap = NULL;
 	char *t = trap_list[debug_trap];

@@ -126,16 +126,18 @@ const loopEndedExit = 96
 //
 // Where turnLib names the turn builtin (TurnLibName) and bash (4.4 or
 // later) loads it with enable -f, a third path runs steps 1 to 3 as two
-// calls of it instead: settle keeps only the unset, inside the same
-// guarded group, and `builtin __sp_turn r` saves and clears the DEBUG
-// trap and xtrace (what the eval restores goes into __sp_r), checks eval,
-// draws the token from the kernel and writes the record and the frame;
-// `builtin __sp_turn w`, outside the group, waits for the wake byte
-// (running a trapped signal's trap at once, as read would) and reads the
-// command. The group, its redirection, the guard and the eval are the
+// calls of it instead: `builtin __sp_turn r`, alone in the same guarded
+// group, unsets the loop's variables (a nameref a command made of one is
+// dropped and its target left alone, as unset -n does), saves and clears
+// the DEBUG trap and xtrace (what the eval restores goes into __sp_r),
+// checks eval, draws the token from the kernel and writes the record and
+// the frame; `builtin __sp_turn w`, outside the group, waits for the wake
+// byte (running a trapped signal's trap at once, as read would) and reads
+// the command. The group, its redirection, the guard and the eval are the
 // same, so a command meets the same loop: the same $?, the same traps and
-// options, the same ways to end it (the builtin disabled or deleted is
-// one more). A turn then costs bash 141,000 instructions and 25 system
+// options, the same ways to end it, less the builtins the loop no longer
+// runs (read, printf, trap, set, unset) and plus the turn builtin
+// disabled or deleted. A turn then costs bash 120,000 instructions and 25 system
 // calls instead of 386,000 and 56, about 60 µs of CPU instead of 130 to
 // 150 (issue 16; cmd/shellport-bash-turn). Where enable -f fails (no file
 // there, as on a remote machine with the executable alone; another
@@ -241,14 +243,14 @@ func bootScript(dir string, legacy bool, turnLib string) string {
 	// the eval line is neither traced nor seen by the trap.
 	modernEval := `${__sp_t[1]-}$__sp_c`
 	legacyEval := `${__sp_d:+builtin ${__sp_d%?};}${__sp_p:+builtin set -x;}$__sp_c`
-	// The builtin's path (turnLib, bash 4.4 and later): settle keeps the
-	// unset and the checks a command could defeat by shadowing builtin;
-	// __sp_turn r does the rest of settle and the report, including the
-	// frame, and __sp_turn w the wait. What the eval restores is in
+	// The builtin's path (turnLib, bash 4.4 and later): __sp_turn r is
+	// settle (the unset drops a nameref a command made of a loop variable
+	// and leaves its target alone) and the report, including the frame;
+	// __sp_turn w is the wait. What the eval restores is in
 	// __sp_r. (( __sp_a )) holds only once the real w has run: a function
 	// named builtin that stood in for it ends the loop here, before the
 	// eval, as the token's length check does on the other paths.
-	turnSettle := `builtin unset -v __sp_c __sp_r && builtin __sp_turn r`
+	turnSettle := `builtin __sp_turn r`
 	turnWait := `builtin __sp_turn w && (( __sp_a ))`
 	turnEval := `${__sp_r-}$__sp_c`
 	// After the loop, each report is tried as a builtin and as a plain
@@ -275,12 +277,8 @@ func bootScript(dir string, legacy bool, turnLib string) string {
 		return fmt.Sprintf(`{ %s; } 2>&%d >&"$((__sp_s = $?, __sp_n += 1, __sp_a-- ? %d : %d))"`, commands, fdNull, fdRet, deadFD)
 	}
 	loop := func(turn, wait, eval string) string {
-		return `{ ` + fmt.Sprintf(`until ! { { %s || %s; } && %s; }; do `, turn, failed, wait) +
-			`builtin eval "` + eval + `"; ` +
-			`done; ` +
-			fmt.Sprintf(`{ builtin printf 'e\0'; printf 'e\0'; } 2>/dev/null >&%d; `, fdRet) +
-			fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null; `, endFrame, fdTTY, endFrame) +
-			`}` + moved.String()
+		return fmt.Sprintf(`until ! { { %s || %s; } && %s; }; do `, turn, failed, wait) +
+			`builtin eval "` + eval + `"; done`
 	}
 	scriptTurn := func(settle string) string { return guarded(settle+" && "+report) + " && " + frame }
 	modern := `(( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 401 ))`
@@ -297,6 +295,13 @@ func bootScript(dir string, legacy bool, turnLib string) string {
 		paths = `if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404 )) && { builtin enable -f ` + shellQuote(turnLib) + ` __sp_turn; } 2>/dev/null; then ` +
 			loop(guarded(turnSettle), turnWait, turnEval) + `; el` + paths
 	}
+	// Whichever loop ran, once it ends the group reports that it did. The
+	// paths share the group and these reports, so the line (which every
+	// supervisor holds in its argv) says each only once.
+	paths = `{ ` + paths + `; ` +
+		fmt.Sprintf(`{ builtin printf 'e\0'; printf 'e\0'; } 2>/dev/null >&%d; `, fdRet) +
+		fmt.Sprintf(`{ %s; } 2>/dev/null >&%d || { %s; } >&2 2>/dev/null; `, endFrame, fdTTY, endFrame) +
+		`}` + moved.String()
 	return strings.Join([]string{
 		`builtin unset BASH_EXECUTION_STRING`,
 		`builtin shopt -s expand_aliases`,

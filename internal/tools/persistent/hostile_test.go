@@ -36,6 +36,10 @@ func TestHostileCommandsLeaveShellWorking(t *testing.T) {
 		{"ERR and RETURN traps, errtrace", `trap 'echo ERR' ERR; trap 'echo RET' RETURN; set -E`,
 			[]check{{"echo ok", "ok\n"}, {"trap - ERR RETURN; set +E", "[no output]"}}},
 		{"nounset", "set -u", []check{{"echo ok", "ok\n"}, {"set +u", "[no output]"}}},
+		// The loop keeps xtrace out of its own turn and gives it back to
+		// the next command, and only while the command leaves it on.
+		{"xtrace on, then off", "set -x", []check{{"echo ok", "++ echo ok\nok\n"}, {"set +x", "++ set +x\n"},
+			{"case $- in *x*) echo on;; *) echo off;; esac", "off\n"}, {"echo plain", "plain\n"}}},
 		{"errexit", "set -e", []check{{"echo ok", "ok\n"}, {"set +e", "[no output]"}}},
 		{"IFS", "IFS=,:", []check{{"echo a b", "a b\n"}, {"unset IFS", "[no output]"}}},
 		{"functions named like the builtins the loop uses",
@@ -105,7 +109,7 @@ func TestHostileCommandsResetShellAtOnce(t *testing.T) {
 		name, command string
 		want          []string // in the result text
 		exitCode      any
-		only          string // "": every path of the loop; scriptPath: those that run it as shell commands (the turn builtin reads and prints without these builtins); turnPath: the turn builtin's
+		only          string // "": every path of the loop; scriptPath: those that run it as shell commands (the turn builtin does without these builtins); turnPath: the turn builtin's
 	}{
 		{"set -n (issue 10)", "set -n", []string{"[the shell exited, so it was reset: "}, 0, ""},
 		{"a function named builtin (issue 10)", "builtin() { :; }", []string{"command loop stopped", unusable}, nil, ""},
@@ -114,7 +118,7 @@ func TestHostileCommandsResetShellAtOnce(t *testing.T) {
 		{"the turn builtin disabled", "enable -n __sp_turn", []string{"[the command finished, but it " + unusable}, 0, turnPath},
 		{"the turn builtin deleted", "enable -d __sp_turn", []string{"[the command finished, but it " + unusable}, 0, turnPath},
 		{"enable -n eval", "enable -n eval; false", []string{"[exit code: 1]", "[the command finished, but it " + unusable}, 1, ""},
-		{"enable -n trap set unset", "enable -n trap set unset", []string{"[the command finished, but it " + unusable}, 0, ""},
+		{"enable -n trap set unset", "enable -n trap set unset", []string{"[the command finished, but it " + unusable}, 0, scriptPath},
 		{"a read-only loop variable (issue 10)", "declare -r __sp_c=x", []string{"[the command finished, but it " + unusable}, 0, ""},
 		{"break outside a loop", "break", []string{"command loop stopped", "break outside any loop"}, nil, ""},
 		{"ulimit -n too low to save a descriptor", "ulimit -n 4", []string{unusable}, nil, ""},
@@ -193,6 +197,20 @@ func TestForgedFramesDoNotEndCall(t *testing.T) {
 		}
 		f.expect("echo next", "next\n")
 	}
+}
+
+// Issue 16: on the turn builtin's path the loop unsets its variables with
+// unset -n, so a nameref a command made of one is dropped and its target
+// left alone (unset -v would unset the target at every turn, and the
+// builtin's assignment would go to it).
+func TestTurnPathNamerefsKeepTheirTargets(t *testing.T) {
+	f := newFixture(t, Config{})
+	if !f.onTurnPath() {
+		t.Skip("the shell runs the loop as shell commands")
+	}
+	f.expect("keep1=a keep2=b; declare -n __sp_c=keep1 __sp_r=keep2; set -x", "[no output]")
+	f.expect(`set +x; echo "$keep1 $keep2"`, "++ set +x\na b\n")
+	f.expect(`case $- in *x*) echo on;; *) echo off;; esac; echo "$keep1 $keep2"`, "off\na b\n")
 }
 
 // Issue 10: a trapped signal that interrupts the loop's wait between calls
