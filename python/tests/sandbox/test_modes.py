@@ -117,6 +117,20 @@ def test_read_only_writes_nothing(rt: shellport.Runtime, dirs: tuple[Path, Path]
         assert s.sandbox["mode"] == "read-only"
 
 
+def test_confined_persistent_shell_keeps_the_turn_builtin(
+    transport: str, dirs: tuple[Path, Path]
+) -> None:
+    """Issue 16: Landlock and the seccomp filter leave the shell able to load
+    its turn builtin (reads are allowed everywhere, and dlopen needs no
+    system call the filter refuses), so a confined shell costs what an
+    unconfined one does."""
+    ws, _ = dirs
+    with shellport.Runtime({**CONFIG, "profile": "persistent"}, transport) as rt:
+        for mode in ("read-only", "workspace-write"):
+            with rt.session(ws, sandbox={"mode": mode}) as s:
+                assert bash(s, "type -t __sp_turn").text == "builtin\n", mode
+
+
 def test_network_off_blocks_ip_but_not_unix(rt: shellport.Runtime, dirs: tuple[Path, Path]) -> None:
     ws, _ = dirs
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
