@@ -34,7 +34,7 @@ ZIGLANG_VERSION := $(call recipe,tools ziglang)
 ZIG             := $(CURDIR)/$(WHEEL_TOOLS)/bin/python -m ziglang
 ZIG_STAMP       := $(WHEEL_TOOLS)/.ziglang-$(ZIGLANG_VERSION)
 
-.PHONY: all native venv demo test test-go test-python test-py39 test-remote lint lint-helper lint-darwin recipe-check python-version header header-check fuzz mutation clean
+.PHONY: all native venv demo test test-go test-bash-versions test-python test-py39 test-remote lint lint-helper lint-darwin recipe-check python-version header header-check fuzz mutation clean
 
 all: native
 
@@ -163,7 +163,18 @@ REMOTE_FLAGS ?=
 test-remote: native venv
 	$(VPY) -m pytest -q -rs python/tests/remote $(REMOTE_FLAGS)
 
-test: python-version lint header-check test-go test-python test-py39 test-integrations test-remote wheel-smoke bench-smoke
+# The persistent shell's loop on two other versions of bash (issue 16): the
+# turn builtin is built against bash's exported functions. Debian 11's
+# bash 5.1 and Debian unstable's newest are fetched into build/bash-versions
+# (scripts/bash-versions/fetch.sh: downloaded with apt-get and unpacked,
+# not installed; about 15 s) and each is put first on PATH for the loop's
+# tests, which check that the shell is that bash and loaded the builtin.
+# Linux with apt-get only.
+BASH_VERSION_TESTS := TestTurnBuiltinLoadsOnThisBash|TestHostile|TestTrapped|TestTurn|TestStatePersists|TestScriptSemantics|TestScriptLoopPath|TestLegacyLoopPath|TestPredicted|TestDebugTrap|TestIFS|TestForged|TestTokenAbsent
+test-bash-versions:
+	@if [ "$$(uname -s)" != Linux ] || ! command -v apt-get >/dev/null; then 	  echo "test-bash-versions: skipped (needs Linux with apt-get)"; exit 0; fi; 	paths=$$(scripts/bash-versions/fetch.sh build/bash-versions) || exit 1; 	for path in $$paths; do 	  v=$$("$$path/bash" -c 'echo "$${BASH_VERSINFO[0]}.$${BASH_VERSINFO[1]}"') || exit 1; 	  echo "== the persistent shell's loop on bash $$v"; 	  PATH="$$path:$$PATH" SHELLPORT_TEST_BASH_VERSION=$$v 	    $(GO) test -count=1 -run '$(BASH_VERSION_TESTS)' ./internal/tools/persistent || exit 1; 	done
+
+test: python-version lint header-check test-go test-bash-versions test-python test-py39 test-integrations test-remote wheel-smoke bench-smoke
 	@echo "all tests passed"
 
 # A short run of every fuzz target (FUZZTIME each; the corpora under

@@ -137,12 +137,12 @@ const loopEndedExit = 96
 // same, so a command meets the same loop: the same $?, the same traps and
 // options, the same ways to end it, less the builtins the loop no longer
 // runs (read, printf, trap, set, unset) and plus the turn builtin
-// disabled or deleted. A turn then costs bash 120,000 instructions and 25 system
-// calls instead of 386,000 and 56, about 60 µs of CPU instead of 130 to
-// 150 (issue 16; cmd/shellport-bash-turn). Where enable -f fails (no file
-// there, as on a remote machine with the executable alone; another
-// architecture; a bash without loadable builtins or one of the functions
-// the builtin uses), the modern or legacy path runs as before.
+// disabled or deleted. A turn then costs bash 120,000 instructions and 25
+// system calls instead of 386,000 and 56, about 60 µs of CPU instead of
+// 130 to 150 (issue 16; cmd/shellport-bash-turn). Where enable -f fails
+// (no file there, as on a remote machine with the executable alone;
+// another architecture; a bash without loadable builtins or one of the
+// functions the builtin uses), the modern or legacy path runs as before.
 //
 // The token exists nowhere until the command has finished, and the tool
 // accepts a frame only when the return FIFO already holds a record with
@@ -246,10 +246,10 @@ func bootScript(dir string, legacy bool, turnLib string) string {
 	// The builtin's path (turnLib, bash 4.4 and later): __sp_turn r is
 	// settle (the unset drops a nameref a command made of a loop variable
 	// and leaves its target alone) and the report, including the frame;
-	// __sp_turn w is the wait. What the eval restores is in
-	// __sp_r. (( __sp_a )) holds only once the real w has run: a function
-	// named builtin that stood in for it ends the loop here, before the
-	// eval, as the token's length check does on the other paths.
+	// __sp_turn w is the wait. What the eval restores is in __sp_r.
+	// (( __sp_a )) holds only once the real w has run: a function named
+	// builtin that stood in for it ends the loop here, before the eval,
+	// as the token's length check does on the other paths.
 	turnSettle := `builtin __sp_turn r`
 	turnWait := `builtin __sp_turn w && (( __sp_a ))`
 	turnEval := `${__sp_r-}$__sp_c`

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,25 @@ func TestTurnLibBesideTheHelper(t *testing.T) {
 			f.expect("set -x", "[no output]")
 			f.expect(`set +x; echo "$x"`, "++ set +x\nkept\n")
 		})
+	}
+}
+
+// Issue 16: the turn builtin is built against bash's exported functions,
+// so make test-bash-versions runs the loop's tests on other versions of
+// bash put first on PATH, and names the version it meant
+// (SHELLPORT_TEST_BASH_VERSION): this holds the run to that bash, and
+// that bash to loading the builtin.
+func TestTurnBuiltinLoadsOnThisBash(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the turn builtin is Linux's")
+	}
+	f := newFixture(t, Config{})
+	want := os.Getenv("SHELLPORT_TEST_BASH_VERSION")
+	got := f.run(`echo "${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}"; type -t __sp_turn`).Text
+	if want != "" && !strings.HasPrefix(got, want+"\n") {
+		t.Fatalf("the shell is bash %q, not %s", got, want)
+	}
+	if !strings.HasSuffix(got, "\nbuiltin\n") {
+		t.Fatalf("the shell did not load the turn builtin: %q", got)
 	}
 }
