@@ -172,13 +172,7 @@ def build_helper(t: Target, out: Path) -> None:
     cc, why = helper_toolchain(t)
     if cc is None:
         raise BuildError(f"{t.name}: cannot build {HELPER}: {why}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if k not in RECIPE["helper"]["cleared_env"]}
-    argv = [*cc, *HELPER_CFLAGS, *RECIPE["helper"]["release_ldflags"], "-o", str(out),
-            *map(str, HELPER_SOURCES)]
-    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BuildError(f"building {HELPER} for {t.name} failed ({' '.join(cc)}):\n{proc.stderr.strip()}")
+    compile_c(t, HELPER, cc, [*HELPER_CFLAGS, *RECIPE["helper"]["release_ldflags"]], HELPER_SOURCES, out)
 
 
 def build_bash_turn(t: Target, out: Path) -> None:
@@ -196,13 +190,19 @@ def build_bash_turn(t: Target, out: Path) -> None:
     if shutil.which(cc) is None:
         raise BuildError(f"{t.name}: cannot build {BASH_TURN}: {cc} is not installed "
                          f"(apt-get install {CROSS_PACKAGES.get(cc, 'gcc')})")
+    compile_c(t, BASH_TURN, [cc], [*BASH_TURN_CFLAGS, *RECIPE["bash_turn"]["release_ldflags"]],
+              BASH_TURN_SOURCES, out)
+
+
+def compile_c(t: Target, what: str, cc: list[str], flags: list[str], sources: list[Path], out: Path) -> None:
+    """Compile sources with cc and flags into out, from a fixed command line in the
+    environment the recipe leaves (the helper's cleared variables); what names the file."""
     out.parent.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k not in RECIPE["helper"]["cleared_env"]}
-    argv = [cc, *BASH_TURN_CFLAGS, *RECIPE["bash_turn"]["release_ldflags"], "-o", str(out),
-            *map(str, BASH_TURN_SOURCES)]
+    argv = [*cc, *flags, "-o", str(out), *map(str, sources)]
     proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise BuildError(f"building {BASH_TURN} for {t.name} failed ({cc}):\n{proc.stderr.strip()}")
+        raise BuildError(f"building {what} for {t.name} failed ({' '.join(cc)}):\n{proc.stderr.strip()}")
 
 
 def go_env(goos: str, goarch: str, cgo: bool) -> dict[str, str]:

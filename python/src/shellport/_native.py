@@ -55,6 +55,9 @@ if TYPE_CHECKING:
     NATIVE_DIR: Path
 BINARY_NAME = "shellport"
 HELPER_NAME = "shellport-spawn-helper"
+# The persistent shell's turn builtin (Linux), found by the runtime beside
+# the helper; optional: without it the shell runs its loop as shell commands.
+BASH_TURN_NAME = "shellport-bash-turn.so"
 
 _USUAL_CAUSES = (
     "The usual causes: the package was installed from a source checkout whose native "

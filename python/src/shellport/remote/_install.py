@@ -30,10 +30,8 @@ __all__ = ["INSTALL_TIMEOUT", "Sandbox", "install", "run"]
 #: Seconds one platform command (exec, cp, scp) may take before it is killed.
 INSTALL_TIMEOUT = 300.0
 
-HELPER_NAME = "shellport-spawn-helper"
-# The persistent shell's turn builtin (Linux), optional: without it the
-# shell runs its driver loop as shell commands.
-BASH_TURN_NAME = "shellport-bash-turn.so"
+HELPER_NAME = _native.HELPER_NAME
+BASH_TURN_NAME = _native.BASH_TURN_NAME
 
 # ELF e_machine values and Mach-O CPU types, in uname -m's spelling.
 _ELF_MACHINES = {
