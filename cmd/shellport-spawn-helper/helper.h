@@ -26,6 +26,7 @@ struct options {
 	int supervise;    /* --supervise: fork the program and supervise it (Linux) */
 	int sweep_scan_all; /* --sweep-scan-all: find descendants in all of /proc (tests) */
 	int spare_fd;     /* --spare FD: wait for the program's spec on this socket (spare.c) */
+	int spec_fd;      /* --spec FD: the program's spec, in a file from its start (spare.c) */
 	int spawner_fd;   /* --spawner FD: fork a spare per request on this socket (spawner.c) */
 	int check_spec;   /* --check-spec: parse a spec from fd 0 and print it (fuzzing) */
 	int life_fd;      /* --life FD: end of file here means the runtime is gone */
@@ -93,6 +94,8 @@ struct spec {
 	const char *dir, *prog;
 	char **argv, **envp; /* NULL-terminated */
 	int fd[SPEC_ROLES];  /* -1 where the role's bit is not set */
+	void *mem;           /* the pages the strings are in (release_spec) */
+	size_t mem_size;
 };
 /* parse_spec checks a spec's header and payload (the payload length is the
  * header's) and fills out, its string arrays in ptrs (spec_ptrs(length)
@@ -103,6 +106,14 @@ size_t spec_ptrs(size_t len);
  * 0 at end of file before any byte, or -1; the descriptors received are
  * in fds (*nfds of them) whatever it returns. */
 int recv_spec(int sock, struct spec *out, int *fds, int *nfds);
+/* read_spec reads one spec from the file fd (--spec), from its start: the
+ * same message, with no descriptors (the options give them). It returns 0,
+ * or -1 for one it cannot read or refuses. */
+int read_spec(int fd, struct spec *out);
+/* release_spec unmaps a spec's strings: once the program has been exec'd,
+ * nothing reads them, and a persistent shell's supervisor would hold them
+ * for the shell's whole life. */
+void release_spec(struct spec *s);
 /* check_spec is --check-spec (spare.c); it does not return. */
 void check_spec(void);
 

@@ -32,6 +32,10 @@
  *                           for the program's spec on the socket FD (spare.c);
  *                           DIR and PROGRAM are not given. End of file on FD
  *                           before a spec ends the spare quietly.
+ *   --spec FD               with --supervise: DIR, PROGRAM, its argv and its
+ *                           environment are in the file FD, from its start, as
+ *                           a spare's spec without descriptors (spare.c), and
+ *                           not on the command line
  *   --spawner FD            start as the spawner: fork a spare for each byte
  *                           read on the socket FD (spawner.c); needs --life 3,
  *                           FD 4 and --parent, and takes no other option,
@@ -47,7 +51,7 @@
 #include "helper.h"
 
 static const char usage[] = "usage: shellport-spawn-helper [--supervise] [--life FD] [--report FD] [--parent PID] "
-			    "[--tty FD] [--fd3 FD] [--argv0 NAME] [--landlock-ruleset FD] [--seccomp-filter FD] [--sweep-scan-all] [--spare FD | --] DIR PROGRAM [ARG...]\n"
+			    "[--tty FD] [--fd3 FD] [--argv0 NAME] [--landlock-ruleset FD] [--seccomp-filter FD] [--sweep-scan-all] [--spare FD | --spec FD | --] DIR PROGRAM [ARG...]\n"
 			    "       shellport-spawn-helper --spawner FD --life FD --parent PID";
 
 /* say writes "shellport-spawn-helper: <text>" to fd 2, best effort. */
@@ -125,6 +129,8 @@ static void parse(int argc, char **argv, struct options *o)
 			slot = &o->fd3;
 		else if (strcmp(name, "--spare") == 0)
 			slot = &o->spare_fd;
+		else if (strcmp(name, "--spec") == 0)
+			slot = &o->spec_fd;
 		else if (strcmp(name, "--spawner") == 0)
 			slot = &o->spawner_fd;
 		else if (strcmp(name, "--landlock-ruleset") == 0)
@@ -166,8 +172,13 @@ static void parse(int argc, char **argv, struct options *o)
 	}
 	if (o->spare_fd >= 0) {
 		/* The spec brings DIR, PROGRAM and its arguments. */
-		if (i != argc || !o->supervise)
+		if (i != argc || !o->supervise || o->spec_fd >= 0)
 			usage_error(o, "--spare takes no DIR or PROGRAM and needs --supervise");
+		return;
+	}
+	if (o->spec_fd >= 0) {
+		if (i != argc || !o->supervise || o->argv0 != NULL)
+			usage_error(o, "--spec takes no DIR, PROGRAM or --argv0 and needs --supervise");
 		return;
 	}
 	if (argc - i < 2)
@@ -211,6 +222,7 @@ int main(int argc, char **argv)
 		.tty_fd = -1,
 		.fd3 = -1,
 		.spare_fd = -1,
+		.spec_fd = -1,
 		.spawner_fd = -1,
 		.restrict_to = {.landlock_fd = -1, .seccomp_fd = -1},
 	};

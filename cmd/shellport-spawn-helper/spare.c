@@ -17,6 +17,11 @@
  * exactly as many as roles has bits must come. The payload holds exactly
  * argc + envc + 2 strings, each ended by its NUL, and nothing after them.
  * Anything else is refused as a usage error, without starting anything.
+ *
+ * A supervisor exec'd for its program reads the same message from a file
+ * (--spec FD, a memfd the runtime wrote), from its start, with no roles:
+ * its descriptors are the options'. Either way the strings' pages are
+ * unmapped once the program has been exec'd (release_spec).
  */
 #define _GNU_SOURCE
 #include "helper.h"
@@ -81,6 +86,79 @@ int parse_spec(const unsigned char *header, char *payload, char **ptrs, struct s
 }
 
 size_t spec_ptrs(size_t len) { return len + 3; }
+
+/* map_spec maps the pages of a spec whose payload is len bytes: the
+ * pointers parse_spec lays out, then the payload, whose start it returns
+ * (NULL if the pages cannot be had). out records the mapping. */
+static char *map_spec(size_t len, struct spec *out)
+{
+	size_t size = spec_ptrs(len) * sizeof(char *) + len;
+	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return NULL;
+	out->mem = mem;
+	out->mem_size = size;
+	return mem + spec_ptrs(len) * sizeof(char *);
+}
+
+/* parse_mapped is parse_spec on the payload map_spec returned, keeping
+ * the record of the mapping that parse_spec clears. */
+static int parse_mapped(const unsigned char *header, char *payload, struct spec *out)
+{
+	void *mem = out->mem;
+	size_t size = out->mem_size;
+	int r = parse_spec(header, payload, (char **)mem, out);
+	out->mem = mem;
+	out->mem_size = size;
+	return r;
+}
+
+void release_spec(struct spec *s)
+{
+	if (s->mem != NULL)
+		munmap(s->mem, s->mem_size);
+	s->mem = NULL;
+	s->mem_size = 0;
+}
+
+/* pread_full reads exactly n bytes at off; -1 on end of file or error. */
+static int pread_full(int fd, char *buf, size_t n, long off)
+{
+	while (n > 0) {
+		long r = syscall(__NR_pread64, fd, buf, n, off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		buf += r;
+		n -= (size_t)r;
+		off += r;
+	}
+	return 0;
+}
+
+int read_spec(int fd, struct spec *out)
+{
+	memset(out, 0, sizeof *out);
+	unsigned char header[SPEC_HEADER];
+	if (pread_full(fd, (char *)header, SPEC_HEADER, 0) != 0)
+		return -1;
+	size_t len = get32(header + 4);
+	if (get32(header) != SPEC_MAGIC || len == 0 || len > SPEC_MAX_PAYLOAD)
+		return -1;
+	char *payload = map_spec(len, out);
+	char past;
+	if (payload == NULL || pread_full(fd, payload, len, SPEC_HEADER) != 0 ||
+	    pread_full(fd, &past, 1, (long)(SPEC_HEADER + len)) == 0 || parse_mapped(header, payload, out) != 0)
+		return -1;
+	/* The descriptors are the options': a spec that names any is not one
+	 * this runtime wrote. */
+	if (out->roles != 0)
+		return -1;
+	for (int role = 0; role < SPEC_ROLES; role++)
+		out->fd[role] = -1;
+	return 0;
+}
 
 /* read_full reads exactly n bytes; -1 on end of file or error. */
 static int read_full(int fd, char *buf, size_t n)
@@ -150,16 +228,10 @@ int recv_spec(int sock, struct spec *out, int *fds, int *nfds)
 	size_t len = get32(header + 4);
 	if (get32(header) != SPEC_MAGIC || len == 0 || len > SPEC_MAX_PAYLOAD)
 		return -1;
-	/* The spec's pages stay mapped: the program's argv and environment
-	 * point into them until its exec, and the supervisor ends soon after
-	 * its program does. */
-	size_t size = len + spec_ptrs(len) * sizeof(char *);
-	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return -1;
-	char **ptrs = (char **)mem;
-	char *payload = mem + spec_ptrs(len) * sizeof(char *);
-	if (read_full(sock, payload, len) != 0 || parse_spec(header, payload, ptrs, out) != 0)
+	/* The program's argv and environment point into the spec's pages
+	 * until its exec; release_spec unmaps them after it. */
+	char *payload = map_spec(len, out);
+	if (payload == NULL || read_full(sock, payload, len) != 0 || parse_mapped(header, payload, out) != 0)
 		return -1;
 	if (popcount(out->roles) != *nfds)
 		return -1;

@@ -87,6 +87,7 @@ struct state {
 	int status;      /* its wait status, once reaped */
 	int kill_now;    /* a kill-everything trigger fired */
 	int scan_all;    /* find descendants by scanning all of /proc */
+	struct spec spec; /* the program's, from --spare or --spec; mem NULL if from the command line */
 };
 
 static void put_report(int fd, const char *line)
@@ -591,6 +592,8 @@ static void start(struct state *s)
 	put_report(o->report_fd, line);
 }
 
+static void use_spec(struct state *s, struct options *o);
+
 /* await_spec is a spare's wait (--spare): set up, it waits for the one
  * program it will supervise, whose spec and descriptors arrive on
  * o->spare_fd (spare.c), and fills o with them. While it waits it has no
@@ -619,9 +622,9 @@ static void await_spec(struct state *s, struct options *o)
 		if (n > 0 && p[1].revents != 0)
 			break;
 	}
-	struct spec spec;
+	struct spec *spec = &s->spec;
 	int fds[SPEC_MAX_FDS], nfds = 0;
-	int r = recv_spec(o->spare_fd, &spec, fds, &nfds);
+	int r = recv_spec(o->spare_fd, spec, fds, &nfds);
 	if (r <= 0) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
@@ -632,23 +635,44 @@ static void await_spec(struct state *s, struct options *o)
 	close(o->spare_fd);
 	o->spare_fd = -1;
 	for (int fd = 0; fd <= 2; fd++) {
-		int from = spec.fd[SPEC_STDIN + fd];
+		int from = spec->fd[SPEC_STDIN + fd];
 		if (from < 0 || from == fd)
 			continue;
 		if (dup2(from, fd) < 0)
 			setup_failed(o, STEP_DUP2, errno);
 		close(from);
 	}
-	o->tty_fd = spec.fd[SPEC_TTY];
-	o->fd3 = spec.fd[SPEC_FD3];
-	o->restrict_to.landlock_fd = spec.fd[SPEC_LANDLOCK];
-	o->restrict_to.seccomp_fd = spec.fd[SPEC_SECCOMP];
-	o->dir = spec.dir;
-	o->prog = spec.prog;
-	o->argv = spec.argv;
-	environ = spec.envp;
-	if (spec.flags & SPEC_FLAG_SWEEP_SCAN_ALL)
+	o->tty_fd = spec->fd[SPEC_TTY];
+	o->fd3 = spec->fd[SPEC_FD3];
+	o->restrict_to.landlock_fd = spec->fd[SPEC_LANDLOCK];
+	o->restrict_to.seccomp_fd = spec->fd[SPEC_SECCOMP];
+	use_spec(s, o);
+}
+
+/* use_spec makes s->spec's strings the program's directory, path, argv
+ * and environment. */
+static void use_spec(struct state *s, struct options *o)
+{
+	o->dir = s->spec.dir;
+	o->prog = s->spec.prog;
+	o->argv = s->spec.argv;
+	environ = s->spec.envp;
+	if (s->spec.flags & SPEC_FLAG_SWEEP_SCAN_ALL)
 		s->scan_all = 1;
+}
+
+/* take_spec_file reads the program's spec from --spec FD, a file the
+ * runtime wrote (a memfd), instead of the command line: strings on the
+ * command line and in the environment stay in the supervisor's stack for
+ * its whole life (a persistent shell's boot line and environment, two or
+ * three pages), while the spec's pages go once the program is exec'd. */
+static void take_spec_file(struct state *s, struct options *o)
+{
+	if (read_spec(o->spec_fd, &s->spec) != 0)
+		setup_failed(o, STEP_USAGE, EINVAL);
+	close(o->spec_fd);
+	o->spec_fd = -1;
+	use_spec(s, o);
 }
 
 void supervise(struct options *o)
@@ -678,7 +702,16 @@ void supervise(struct options *o)
 
 	if (o->spare_fd >= 0)
 		await_spec(&s, o);
+	else if (o->spec_fd >= 0)
+		take_spec_file(&s, o);
 	start(&s);
+	/* The program has been exec'd: its strings are not read again. */
+	if (s.spec.mem != NULL) {
+		o->dir = o->prog = NULL;
+		o->argv = NULL;
+		environ = NULL;
+		release_spec(&s.spec);
+	}
 
 	while (!s.kill_now && !s.target_done) {
 		struct pollfd p = {.fd = o->life_fd, .events = POLLIN};

@@ -28,7 +28,12 @@ func buildHelper(t *testing.T) (wrapper, marker string) {
 	dir := t.TempDir()
 	marker = filepath.Join(dir, "used")
 	wrapper = filepath.Join(dir, "helper-wrapper")
-	script := "#!/bin/sh\necho \"$*\" >> '" + marker + "'\nexec '" + helper + "' \"$@\"\n"
+	// The program's strings are in the spec file (--spec 5), not in the
+	// helper's arguments: the marker gets both (the spec's past its
+	// 24-byte header).
+	script := "#!/bin/sh\necho \"$*\" >> '" + marker + "'\n" +
+		"case \" $* \" in *' --spec 5 '*) tail -c +25 < /proc/self/fd/5 | tr '\\0' ' ' >> '" + marker + "';; esac\n" +
+		"exec '" + helper + "' \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -402,11 +402,7 @@ const (
 // cannot be one (a string with a NUL, which exec refuses anyway, or one
 // too large): [Start] then reports it the way it always has.
 func encodeSpec(s Spec, scanAll bool) (msg []byte, files []*os.File, ok bool) {
-	env := s.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	var roles, flags uint32
+	var roles uint32
 	stdio := [3]*os.File{s.Stdin, s.Stdout, s.Stderr}
 	if s.TTY != nil {
 		stdio = [3]*os.File{s.TTY, s.TTY, s.TTY}
@@ -429,6 +425,18 @@ func encodeSpec(s Spec, scanAll bool) (msg []byte, files []*os.File, ok bool) {
 			files = append(files, x.f)
 		}
 	}
+	msg, ok = layoutSpec(s, roles, scanAll)
+	return msg, files, ok
+}
+
+// layoutSpec is the message of a spec: its header with roles, and s's
+// strings. ok is false as for encodeSpec.
+func layoutSpec(s Spec, roles uint32, scanAll bool) (msg []byte, ok bool) {
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	var flags uint32
 	if scanAll {
 		flags |= flagSweepScanAll
 	}
@@ -439,7 +447,7 @@ func encodeSpec(s Spec, scanAll bool) (msg []byte, files []*os.File, ok bool) {
 		}
 	}
 	if size > specMaxPayload {
-		return nil, nil, false
+		return nil, false
 	}
 	msg = make([]byte, specHeader, specHeader+size)
 	binary.NativeEndian.PutUint32(msg[0:], specMagic)
@@ -451,10 +459,10 @@ func encodeSpec(s Spec, scanAll bool) (msg []byte, files []*os.File, ok bool) {
 	for _, list := range [][]string{{s.Dir, s.Path}, s.Args, env} {
 		for _, a := range list {
 			if strings.IndexByte(a, 0) >= 0 {
-				return nil, nil, false
+				return nil, false
 			}
 			msg = append(append(msg, a...), 0)
 		}
 	}
-	return msg, files, true
+	return msg, true
 }

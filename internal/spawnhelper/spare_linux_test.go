@@ -142,8 +142,8 @@ func TestSpareStartErrors(t *testing.T) {
 		{"missing program", spawnhelper.Spec{Path: missing, Dir: dir}, "exec", syscall.ENOENT},
 		{"missing directory", spawnhelper.Spec{Path: "/bin/true", Dir: missing}, "chdir", syscall.ENOENT},
 		{"not in PATH", spawnhelper.Spec{Path: "shellport-no-such-program", Dir: dir, Env: []string{"PATH=" + dir}}, "notfound", syscall.ENOENT},
-		// Too long for exec: through Start the helper's own exec fails,
-		// through a spare the program's; the executor sees E2BIG either way.
+		// Too long for exec: the program's exec fails, whether its
+		// supervisor read the spec from a file (Start) or a socket.
 		{"argument too long", spawnhelper.Spec{Path: "/bin/true", Args: []string{"true", huge}, Dir: dir}, "", syscall.E2BIG},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -86,7 +85,31 @@ func (e *StartError) Unwrap() error { return e.Err }
 const (
 	fdLife   = 3
 	fdReport = 4
+	fdSpec   = 5
 )
+
+// specFile is a memfd holding s as a spec without descriptors, which the
+// supervisor reads (--spec) rather than taking the program's strings from
+// its command line and environment: those stay in its stack for its whole
+// life, and a persistent shell's (the boot line and the environment) took
+// two or three of its pages; the spec's are unmapped once the program is
+// exec'd (issue 16). A string with a NUL fails as exec fails it.
+func specFile(s Spec) (*os.File, error) {
+	msg, ok := layoutSpec(s, 0, sweepScanAll.Load())
+	if !ok {
+		return nil, &os.PathError{Op: "fork/exec", Path: s.Path, Err: syscall.EINVAL}
+	}
+	fd, err := unix.MemfdCreate("shellport-spec", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("spawn helper: spec file: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "|spec")
+	if _, err := f.Write(msg); err != nil {
+		_ = f.Close() // Best effort.
+		return nil, fmt.Errorf("spawn helper: write spec: %w", err)
+	}
+	return f, nil
+}
 
 // sweepScanAll makes new supervisors find the processes to kill by scanning
 // all of /proc (--sweep-scan-all), the way they do on a kernel without
@@ -121,13 +144,16 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 		}
 	}()
 
-	files := []*os.File{s.Stdin, s.Stdout, s.Stderr, life, rw}
+	spec, err := specFile(s)
+	if err != nil {
+		_ = rw.Close() // Best effort.
+		return nil, fmt.Errorf("start spawn helper %s: %w", s.Helper, err)
+	}
+	defer spec.Close()
+	files := []*os.File{s.Stdin, s.Stdout, s.Stderr, life, rw, spec}
 	argv := []string{s.Helper, "--supervise",
 		"--life", strconv.Itoa(fdLife), "--report", strconv.Itoa(fdReport),
-		"--parent", strconv.Itoa(os.Getpid()), "--argv0", s.Args[0]}
-	if sweepScanAll.Load() {
-		argv = append(argv, "--sweep-scan-all")
-	}
+		"--parent", strconv.Itoa(os.Getpid()), "--spec", strconv.Itoa(fdSpec)}
 	if s.TTY != nil {
 		files[0], files[1], files[2] = s.TTY, s.TTY, s.TTY
 		argv = append(argv, "--tty", strconv.Itoa(len(files)))
@@ -145,14 +171,14 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 		argv = append(argv, "--seccomp-filter", strconv.Itoa(len(files)))
 		files = append(files, s.Restrict.Seccomp)
 	}
-	argv = append(append(argv, "--", s.Dir, s.Path), s.Args[1:]...)
 	for i, f := range files[:3] {
 		if f == nil {
 			files[i] = devNull()
 		}
 	}
 
-	helper, err := startChild(s.Helper, argv, s.Env, files)
+	// The helper's own environment is empty: the program's is in the spec.
+	helper, err := startChild(s.Helper, argv, []string{}, files)
 	_ = rw.Close() // Best effort: the helper holds its own copy.
 	if err != nil {
 		return nil, fmt.Errorf("start spawn helper %s: %w", s.Helper, err)
@@ -264,8 +290,18 @@ func (p *Process) drain() {
 	if p.drained {
 		return
 	}
-	rest, _ := io.ReadAll(p.report)
-	p.early = append(p.early, rest...)
+	// A small buffer on the stack, not io.ReadAll's: a live persistent
+	// session waits here for its whole life, and the report is a line or
+	// two (io.ReadAll's 512 bytes were a twentieth of a live session's
+	// heap, issue 16).
+	var buf [64]byte
+	for {
+		n, err := p.report.Read(buf[:])
+		p.early = append(p.early, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
 	p.drained = true
 	_ = p.report.Close() // Best effort.
 }

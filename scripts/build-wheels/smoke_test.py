@@ -52,9 +52,10 @@ def smoke(transport: str | list[str], marker: str | None) -> None:
                     used = f.read()
             except OSError as exc:
                 fail(f"the spawn helper never ran: {exc}")
-            # An exec'd supervisor names bash in its arguments; the
-            # executable's spawner (--spawner) forks supervisors that get
-            # their program over a socket instead.
+            # An exec'd supervisor names bash in its arguments or its spec
+            # file (the wrapper records both); the executable's spawner
+            # (--spawner) forks supervisors that get their program over a
+            # socket instead.
             if "bash" not in used and "--spawner" not in used:
                 fail(f"the spawn helper did not start bash nor a spawner: {used!r}")
     print(f"smoke ok: {transport if isinstance(transport, str) else ' '.join(transport)}")
