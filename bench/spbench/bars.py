@@ -634,9 +634,10 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             and _all([fds(n) for n in SP], lambda f: f <= 3),
             "Per session the runtime holds five descriptors: the PTY master, the driver's "
             "inbox file and its two FIFOs (control and return), and the supervisor's report "
-            "pipe (in the poller: its end of file is how the reaper learns the supervisor has "
-            "exited; the supervisor is known by its pid, not by the pidfd Go's os.Process "
-            "would hold, safe since it is not reaped before its exit is seen) "
+            "pipe (its end of file is how the runtime learns the supervisor has exited, "
+            "in one epoll set for all of them; the supervisor is known by its pid, not by "
+            "the pidfd Go's os.Process would hold, safe since it is not reaped before its "
+            "exit is seen) "
             "(a call in flight also borrows an eventfd to wait on, "
             "from a pool that keeps at most 64 between calls); the supervisor holds two of "
             "its own (the runtime's life pipe and the report pipe; its standard descriptors "
@@ -648,15 +649,18 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "the shell's life, and a spare kept its spec mapped: 20 to 24 KB before). "
             "Since issue 16 an idle session "
             "holds no OS thread (the supervisor's wait blocked one per session, about 16 KB "
-            "of the runtime's memory each; the reaper now parks in the poller until the "
-            "report pipe's end of file) and no read buffer (the terminal reader borrows one from a "
-            "shared pool only while output is there): BenchmarkLiveSessionCost, per session: "
-            "Go heap 16 → 7 KB, goroutine stacks 55 → 6 KB (a thread's stacks included), 1 → "
-            "0 threads, 6 → 5 descriptors. What the runtime's memory per session still holds "
-            "is the session's and the shell's state, two parked goroutines, the Go heap's "
-            "headroom between collections and, over the library transport, the Python "
-            "objects of the session. Fewer descriptors need a different driver (the inbox "
-            "and control FIFO as one) or a supervisor shared by a runtime's sessions.",
+            "of the runtime's memory each), one goroutine (its terminal's reader; the "
+            "supervisor's end is learnt by the runtime's one exit watcher, where a goroutine "
+            "per session parked on its report pipe) and no read buffer (the terminal reader "
+            "borrows one from a shared pool only while output is there): "
+            "BenchmarkLiveSessionCost, per session: Go heap 16 → 8 KB, goroutine stacks 55 → "
+            "4 KB (a thread's stacks included), 1 → 0 threads, 2 → 1 goroutines, 6 → 5 "
+            "descriptors. What the runtime's memory per session still holds is the session's "
+            "and the shell's state, the reader's goroutine, the Go heap's headroom between "
+            "collections (up to twice what is live, and the pages of the opening burst until "
+            "the Go runtime returns them) and, over the library transport, the Python objects "
+            "of the session. Fewer descriptors need a different driver (the inbox and control "
+            "FIFO as one) or a supervisor shared by a runtime's sessions.",
         )
     )
     oc = c.get("oneshot_true", {})

@@ -41,15 +41,12 @@ func newSupervised(sup *spawnhelper.Process, master *os.File, ttyName string, on
 		onDone:  onDone,
 	}
 	p.raw, _ = master.SyscallConn() // nil: ReadEach reads through Read
-	go p.reap(func() (*os.ProcessState, error) {
-		// Parked in the poller until the supervisor has exited (its
-		// report pipe's end of file), so that Wait returns at once: a Wait
-		// that blocks holds an OS thread for the session's whole life
-		// (issue 16: one thread per live session, about a fifth of its
-		// memory in the runtime).
-		sup.AwaitExit()
-		return sup.Wait()
-	})
+	// Reaped once the supervisor has exited, when Wait returns at once:
+	// until then a live session has no goroutine and no thread waiting
+	// for it (issue 16: a Wait that blocks held an OS thread per live
+	// session, and a goroutine parked on its report pipe the stack and g
+	// it kept).
+	sup.OnExit(func() { p.reap(sup.Wait) })
 	return p
 }
 

@@ -122,9 +122,9 @@ func TestReadEachEndsAtClose(t *testing.T) {
 	})
 }
 
-// Issue 16: a supervised program holds no OS thread while it runs (its
-// reaper waits in the poller, not in a blocking wait), and is still
-// reaped with its status once it ends.
+// Issue 16: a supervised program holds no OS thread while it runs (the
+// exit watcher learns of its supervisor's end; nothing blocks in a wait),
+// and is still reaped with its status once it ends.
 func TestSupervisedHoldsNoThread(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("supervisors run on Linux only")

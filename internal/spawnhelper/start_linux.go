@@ -50,10 +50,11 @@ type Process struct {
 	pid    int // the program's
 	helper *child
 
-	reportMu sync.Mutex // AwaitExit's and Wait's reads of report
-	report   *os.File   // in the Go poller once the start is read, when it can be
-	early    []byte     // report bytes read past the first line, or by AwaitExit
-	drained  bool       // report reached end of file: the supervisor is gone
+	reportMu sync.Mutex    // the exit watcher's and Wait's reads of report
+	report   *os.File      // blocking; the exit watcher reads it non-blocking
+	early    []byte        // report bytes read past the first line, or by the watcher
+	drained  bool          // report reached end of file: the supervisor is gone
+	watched  chan struct{} // closed when the exit watcher has drained report (OnExit)
 
 	waitOnce sync.Once
 	state    *os.ProcessState
@@ -208,7 +209,6 @@ func started(ctx context.Context, stop func() bool, helper *child, rr *os.File, 
 	if f := strings.Fields(line); rerr == nil && len(f) == 2 && f[0] == "pid" {
 		if pid, err := strconv.Atoi(f[1]); err == nil && pid > 0 {
 			p.pid = pid
-			p.report = pollable(rr)
 			return p, nil
 		}
 	}
@@ -246,43 +246,6 @@ func readLine(r *os.File) (line string, rest []byte, _ error) {
 			return string(buf), nil, nil // end of file: the supervisor died
 		}
 	}
-}
-
-// pollable returns the report pipe r as a file in the Go poller, so that
-// waiting for its end of file parks a goroutine rather than an OS thread
-// (a live persistent session waits so for its whole life). The start's
-// first line is read blocking (see Start); the descriptor is then
-// replaced by a non-blocking copy, since an *os.File cannot join the
-// poller after it was made. r itself where that fails.
-func pollable(r *os.File) *os.File {
-	rc, err := r.SyscallConn()
-	if err != nil {
-		return r
-	}
-	nfd := -1
-	_ = rc.Control(func(fd uintptr) {
-		nfd, err = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
-	})
-	if err != nil || nfd < 0 {
-		return r
-	}
-	if unix.SetNonblock(nfd, true) != nil {
-		_ = unix.Close(nfd) // Best effort.
-		return r
-	}
-	_ = r.Close() // Best effort: nfd holds the pipe now.
-	return os.NewFile(uintptr(nfd), "|report")
-}
-
-// AwaitExit returns once the supervisor has exited, when its report pipe
-// reaches end of file (only the supervisor holds the write end), parked
-// in the Go poller rather than in a wait that holds an OS thread (issue
-// 16: a live persistent session waits so for its whole life). Wait then
-// returns at once. Call it from one goroutine, before Wait.
-func (p *Process) AwaitExit() {
-	p.reportMu.Lock()
-	defer p.reportMu.Unlock()
-	p.drain()
 }
 
 // drain reads the report pipe to its end; p.reportMu is held.
@@ -339,7 +302,11 @@ func (p *Process) Wait() (*os.ProcessState, error) {
 	p.waitOnce.Do(func() {
 		p.state, p.err = p.helper.Wait()
 		// The supervisor is gone, so everything it wrote is in the pipe,
-		// and no one else holds its write end.
+		// and no one else holds its write end. A watched pipe is the
+		// exit watcher's to read to its end.
+		if p.watched != nil {
+			<-p.watched
+		}
 		p.reportMu.Lock()
 		p.drain()
 		rest := p.early

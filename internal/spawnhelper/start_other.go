@@ -66,8 +66,8 @@ func (p *Spares) SparePid() int { return 0 }
 // SpawnerPid is 0: there are no spares.
 func (p *Spares) SpawnerPid() int { return 0 }
 
-// AwaitExit returns at once.
-func (p *Process) AwaitExit() {}
+// OnExit runs f in a goroutine of its own.
+func (p *Process) OnExit(f func()) { go f() }
 
 // UseSpares does nothing: there are no spares here.
 func UseSpares() {}
