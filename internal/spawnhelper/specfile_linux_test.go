@@ -6,10 +6,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -161,5 +163,28 @@ func TestSpecFileRefusals(t *testing.T) {
 	}
 	if report, stderr := runWithSpecFile(t, good, "--supervise"); !strings.HasPrefix(report, "pid ") {
 		t.Fatalf("a good spec: report %q (stderr %q)", report, stderr)
+	}
+}
+
+// A string with a NUL cannot be passed to exec: Start fails as exec
+// would, and starts nothing.
+func TestSpecWithANulIsRefused(t *testing.T) {
+	for name, spec := range map[string]spawnhelper.Spec{
+		"argument":    {Path: "true", Args: []string{"true", "a\x00b"}},
+		"environment": {Path: "true", Env: []string{"A=a\x00b"}},
+		"directory":   {Path: "true", Dir: "/tmp\x00x"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			spec.Helper = testkit.SpawnHelper(t)
+			p, err := spawnhelper.Start(context.Background(), spec)
+			if err == nil {
+				_ = p.KillAll()
+				_, _ = p.Wait()
+				t.Fatal("Start succeeded")
+			}
+			if !errors.Is(err, syscall.EINVAL) {
+				t.Fatalf("error %v, want EINVAL", err)
+			}
+		})
 	}
 }
