@@ -121,18 +121,21 @@ void release_spec(struct spec *s)
 	s->mem_size = 0;
 }
 
-/* pread_full reads exactly n bytes at off; -1 on end of file or error. */
-static int pread_full(int fd, char *buf, size_t n, long off)
+/* read_full reads exactly n bytes: at off (pread), or from the
+ * descriptor's position when off is -1 (a socket); -1 on end of file or
+ * error. */
+static int read_full(int fd, char *buf, size_t n, long off)
 {
 	while (n > 0) {
-		long r = syscall(__NR_pread64, fd, buf, n, off);
+		long r = off < 0 ? (long)read(fd, buf, n) : syscall(__NR_pread64, fd, buf, n, off);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			return -1;
 		buf += r;
 		n -= (size_t)r;
-		off += r;
+		if (off >= 0)
+			off += r;
 	}
 	return 0;
 }
@@ -141,15 +144,15 @@ int read_spec(int fd, struct spec *out)
 {
 	memset(out, 0, sizeof *out);
 	unsigned char header[SPEC_HEADER];
-	if (pread_full(fd, (char *)header, SPEC_HEADER, 0) != 0)
+	if (read_full(fd, (char *)header, SPEC_HEADER, 0) != 0)
 		return -1;
 	size_t len = get32(header + 4);
 	if (get32(header) != SPEC_MAGIC || len == 0 || len > SPEC_MAX_PAYLOAD)
 		return -1;
 	char *payload = map_spec(len, out);
 	char past;
-	if (payload == NULL || pread_full(fd, payload, len, SPEC_HEADER) != 0 ||
-	    pread_full(fd, &past, 1, (long)(SPEC_HEADER + len)) == 0 || parse_mapped(header, payload, out) != 0)
+	if (payload == NULL || read_full(fd, payload, len, SPEC_HEADER) != 0 ||
+	    read_full(fd, &past, 1, (long)(SPEC_HEADER + len)) == 0 || parse_mapped(header, payload, out) != 0)
 		return -1;
 	/* The descriptors are the options': a spec that names any is not one
 	 * this runtime wrote. */
@@ -157,21 +160,6 @@ int read_spec(int fd, struct spec *out)
 		return -1;
 	for (int role = 0; role < SPEC_ROLES; role++)
 		out->fd[role] = -1;
-	return 0;
-}
-
-/* read_full reads exactly n bytes; -1 on end of file or error. */
-static int read_full(int fd, char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t r = read(fd, buf, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		buf += r;
-		n -= (size_t)r;
-	}
 	return 0;
 }
 
@@ -214,7 +202,7 @@ static int recv_header(int sock, unsigned char *header, int *fds, int *nfds)
 	}
 	if (msg.flags & SP_MSG_CTRUNC)
 		return -1;
-	if ((size_t)n < SPEC_HEADER && read_full(sock, (char *)header + n, SPEC_HEADER - (size_t)n) != 0)
+	if ((size_t)n < SPEC_HEADER && read_full(sock, (char *)header + n, SPEC_HEADER - (size_t)n, -1) != 0)
 		return -1;
 	return 1;
 }
@@ -231,7 +219,7 @@ int recv_spec(int sock, struct spec *out, int *fds, int *nfds)
 	/* The program's argv and environment point into the spec's pages
 	 * until its exec; release_spec unmaps them after it. */
 	char *payload = map_spec(len, out);
-	if (payload == NULL || read_full(sock, payload, len) != 0 || parse_mapped(header, payload, out) != 0)
+	if (payload == NULL || read_full(sock, payload, len, -1) != 0 || parse_mapped(header, payload, out) != 0)
 		return -1;
 	if (popcount(out->roles) != *nfds)
 		return -1;
