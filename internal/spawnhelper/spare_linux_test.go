@@ -60,6 +60,16 @@ func isSpare(pid int) bool {
 	return bytes.Contains(cmdline, []byte("\x00--spare\x00")) || bytes.Contains(cmdline, []byte("\x00--spawner\x00"))
 }
 
+// hasExited reports whether pid has exited: a zombie, or gone.
+func hasExited(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
 // portrait is what a program can tell about how it was started: its
 // arguments, directory, environment, descriptors (and what fd 3 and stdin
 // hold), signal state, session and group.
@@ -239,7 +249,10 @@ func TestDeadSpareFallsBack(t *testing.T) {
 	if err := syscall.Kill(spare, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the spare dead", func() bool { return !isSpare(spare) })
+	// Dead means a zombie or reaped: its descriptors are closed by then.
+	// Its command line reads empty earlier, while it exits, and a claim
+	// then could still reach its socket (an error, not a fallback).
+	eventually(t, "the spare dead", func() bool { return hasExited(spare) })
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
