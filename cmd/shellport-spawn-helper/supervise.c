@@ -592,7 +592,17 @@ static void start(struct state *s)
 	put_report(o->report_fd, line);
 }
 
-static void use_spec(struct state *s, struct options *o);
+/* use_spec makes s->spec's strings the program's directory, path, argv
+ * and environment. */
+static void use_spec(struct state *s, struct options *o)
+{
+	o->dir = s->spec.dir;
+	o->prog = s->spec.prog;
+	o->argv = s->spec.argv;
+	environ = s->spec.envp;
+	if (s->spec.flags & SPEC_FLAG_SWEEP_SCAN_ALL)
+		s->scan_all = 1;
+}
 
 /* await_spec is a spare's wait (--spare): set up, it waits for the one
  * program it will supervise, whose spec and descriptors arrive on
@@ -647,18 +657,6 @@ static void await_spec(struct state *s, struct options *o)
 	o->restrict_to.landlock_fd = spec->fd[SPEC_LANDLOCK];
 	o->restrict_to.seccomp_fd = spec->fd[SPEC_SECCOMP];
 	use_spec(s, o);
-}
-
-/* use_spec makes s->spec's strings the program's directory, path, argv
- * and environment. */
-static void use_spec(struct state *s, struct options *o)
-{
-	o->dir = s->spec.dir;
-	o->prog = s->spec.prog;
-	o->argv = s->spec.argv;
-	environ = s->spec.envp;
-	if (s->spec.flags & SPEC_FLAG_SWEEP_SCAN_ALL)
-		s->scan_all = 1;
 }
 
 /* take_spec_file reads the program's spec from --spec FD, a file the

@@ -54,6 +54,20 @@ func start(t *testing.T, spec spawnhelper.Spec, argv ...string) *started {
 	return &started{Process: p, out: r}
 }
 
+// startFails starts spec with start (Start, or a pool's), which must fail,
+// and returns its error; a start that succeeds is killed and fails the
+// test, named by what.
+func startFails(t *testing.T, what string, start func(context.Context, spawnhelper.Spec) (*spawnhelper.Process, error), spec spawnhelper.Spec) error {
+	t.Helper()
+	p, err := start(context.Background(), spec)
+	if err == nil {
+		_ = p.KillAll()
+		_, _ = p.Wait()
+		t.Fatalf("%s: start succeeded", what)
+	}
+	return err
+}
+
 // bash runs script with bash -c under a supervisor.
 func bash(t *testing.T, script string) *started {
 	t.Helper()

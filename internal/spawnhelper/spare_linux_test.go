@@ -162,12 +162,7 @@ func TestSpareStartErrors(t *testing.T) {
 			spec := tc.spec
 			spec.Helper = helper
 			for name, start := range map[string]func(context.Context, spawnhelper.Spec) (*spawnhelper.Process, error){"spare": sp.Start, "exec": spawnhelper.Start} {
-				p, err := start(context.Background(), spec)
-				if err == nil {
-					_ = p.KillAll()
-					_, _ = p.Wait()
-					t.Fatalf("%s: start succeeded", name)
-				}
+				err := startFails(t, name, start, spec)
 				var se *spawnhelper.StartError
 				if tc.op == "" && errors.Is(err, tc.err) {
 					continue

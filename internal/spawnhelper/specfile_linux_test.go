@@ -176,13 +176,7 @@ func TestSpecWithANulIsRefused(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			spec.Helper = testkit.SpawnHelper(t)
-			p, err := spawnhelper.Start(context.Background(), spec)
-			if err == nil {
-				_ = p.KillAll()
-				_, _ = p.Wait()
-				t.Fatal("Start succeeded")
-			}
-			if !errors.Is(err, syscall.EINVAL) {
+			if err := startFails(t, "Start", spawnhelper.Start, spec); !errors.Is(err, syscall.EINVAL) {
 				t.Fatalf("error %v, want EINVAL", err)
 			}
 		})

@@ -75,12 +75,7 @@ func TestExecFailureIsReported(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec
 			spec.Helper = testkit.SpawnHelper(t)
-			p, err := spawnhelper.Start(context.Background(), spec)
-			if err == nil {
-				_ = p.KillAll()
-				_, _ = p.Wait()
-				t.Fatal("Start succeeded")
-			}
+			err := startFails(t, "Start", spawnhelper.Start, spec)
 			var se *spawnhelper.StartError
 			if !errors.As(err, &se) || se.Op != tc.op || !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.text) {
 				t.Fatalf("error %q (%#v), want op %s, %v, text %q", err, se, tc.op, tc.err, tc.text)
