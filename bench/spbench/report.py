@@ -123,7 +123,9 @@ def _editor(case: dict[str, Any]) -> str:
     if disk:
         out.append(
             f"This disk: writing the file takes {ms(disk.get('write'))}, with fsync "
-            f"{ms(disk.get('write_fsync'))}.\n"
+            f"{ms(disk.get('write_fsync'))} (medians; measured in each repetition of "
+            f"`str_replace`, in turn with the contenders and after the same fresh copy, the "
+            f"order turning from one repetition to the next).\n"
         )
     for op, v in case.get("ops", {}).items():
         rows = []

@@ -165,13 +165,11 @@ func (l *Locked) replace(data []byte, c Change) (done bool, reason string, err e
 			_ = os.Remove(tmp) // best effort: leave no debris
 		}
 	}()
-	for _, p := range [][]byte{data[:c.Start], c.Text, data[c.End:]} {
-		if _, err := f.Write(p); err != nil {
-			if l.mapped != nil && isFault(err) {
-				return false, "", changedError{"it was cut short"} // the mapped pages past its new end are gone
-			}
-			return false, "", err
+	if err := writeParts(f, data[:c.Start], c.Text, data[c.End:]); err != nil {
+		if l.mapped != nil && isFault(err) {
+			return false, "", changedError{"it was cut short"} // the mapped pages past its new end are gone
 		}
+		return false, "", err
 	}
 	if !keepOwner(f, l.fi) {
 		return false, "its owner and group could not be given to a new file", nil
@@ -265,7 +263,7 @@ func writeBackup(real string, data []byte) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		_, err = f.Write(data)
+		err = writeParts(f, data)
 		if err == nil {
 			err = f.Sync()
 		}

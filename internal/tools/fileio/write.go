@@ -31,10 +31,8 @@ func Replace(real string, like fs.FileInfo, parts ...[]byte) error {
 			_ = os.Remove(tmp) // best effort: leave no debris
 		}
 	}()
-	for _, p := range parts {
-		if _, err := f.Write(p); err != nil {
-			return err
-		}
+	if err := writeParts(f, parts...); err != nil {
+		return err
 	}
 	_ = keepOwner(f, like) // best effort, before chmod: chown clears the setuid and setgid bits
 	if err := f.Chmod(like.Mode() & keepModeBits); err != nil {
@@ -93,7 +91,7 @@ func CreateNew(path string, data []byte, like fs.FileInfo) error {
 }
 
 func fillNew(f *os.File, data []byte, like fs.FileInfo) error {
-	if _, err := f.Write(data); err != nil {
+	if err := writeParts(f, data); err != nil {
 		return err
 	}
 	if like != nil {
