@@ -639,8 +639,10 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "the pidfd Go's os.Process would hold, safe since it is not reaped before its "
             "exit is seen) "
             "(a call in flight also borrows an eventfd to wait on, "
-            "from a pool that keeps at most 64 between calls); the supervisor holds two of "
-            "its own (the runtime's life pipe and the report pipe; its standard descriptors "
+            "from a pool that keeps at most 64 between calls); the supervisor holds one of "
+            "its own, its end of the report pipe, which also tells it the runtime is gone "
+            "(poll finds it in error once no process holds the read end; until issue 16's "
+            "twelfth round a life pipe told it, one descriptor more; its standard descriptors "
             "are closed and it catches signals with handlers around ppoll, no signalfd), and "
             "its private pages count in full: two or three, 8 to 12 KB (its zeroed data and "
             "its stack, one page for a forked spare and usually two for an exec'd "
@@ -661,8 +663,13 @@ def _issue16_bars(res: dict[str, Any]) -> list[dict[str, Any]]:
             "and the shell's state, the reader's goroutine, the Go heap's headroom between "
             "collections (up to twice what is live, and the pages of the opening burst until "
             "the Go runtime returns them) and, over the library transport, the Python objects "
-            "of the session. Fewer descriptors need a different driver (the inbox and control "
-            "FIFO as one) or a supervisor shared by a runtime's sessions.",
+            "of the session. Fewer descriptors need a different driver: the control FIFO and "
+            "the inbox as one (the inbox opened per call, two system calls more each), the "
+            "return FIFO's record carried where a command cannot forge it without a FIFO of "
+            "its own; with both, 4 (the terminal, one channel to the shell, the report "
+            "pipe's two ends). 3 would need a supervisor that holds nothing, learning the "
+            "runtime's death from the parent-death signal alone, which follows the thread "
+            "that started it.",
         )
     )
     oc = c.get("oneshot_true", {})

@@ -86,7 +86,7 @@ static void become_spare(pid_t runtime, int report, int sock)
 		_exit(FAIL_STATUS);
 	struct options o = {
 		.supervise = 1,
-		.life_fd = SPARE_LIFE,
+		.life_fd = -1, /* SPARE_LIFE is the spawner's; a spare watches its report pipe (supervise.c) and closes it */
 		.report_fd = SPARE_REPORT,
 		.spare_fd = SPARE_SOCK,
 		.spawner_fd = -1,

@@ -10,11 +10,13 @@
  *   - It leads a session of its own: a Ctrl-C on the host's terminal does
  *     not reach it, and the program's own setsid cannot take it along.
  *   - Kill everything: SIGTERM, SIGINT or SIGHUP (what the runtime sends to
- *     end a session), end of file on the life descriptor (the runtime holds
- *     the other end for its whole life, so its death, even by SIGKILL,
- *     closes it), or the parent-death signal when the parent process is
- *     really gone (the kernel also sends it when only the spawning thread
- *     exits, which is not a reason to kill anything).
+ *     end a session), the report pipe's read end closed (the runtime holds
+ *     it until the supervisor's end, so its death, even by SIGKILL, closes
+ *     it: poll then finds the write end in error), end of file on the life
+ *     descriptor where one is given (--life), or the parent-death signal
+ *     when the parent process is really gone (the kernel also sends it when
+ *     only the spawning thread exits, which is not a reason to kill
+ *     anything).
  *   - When the program ends by itself, what it left running is killed too.
  *
  * "Everything" is every descendant. They are found by walking the
@@ -163,6 +165,36 @@ int life_gone(int fd, short revents)
 	if (n == 0)
 		return 1;
 	return 0; /* data nobody should send, or EAGAIN: still alive */
+}
+
+/* watch_runtime fills p with what tells the supervisor that the runtime
+ * is gone: the report pipe, which poll finds in error once nobody holds
+ * its read end (with no events asked, its being writable never wakes the
+ * wait), and the life descriptor where one is given. It returns how many
+ * it filled. The runtime gives supervisors no life descriptor since issue
+ * 16: the report pipe tells the same, and a live session's supervisor so
+ * holds one descriptor, not two. */
+static int watch_runtime(const struct options *o, struct pollfd p[2])
+{
+	int n = 0;
+	if (o->report_fd >= 0)
+		p[n++] = (struct pollfd){.fd = o->report_fd, .events = 0};
+	if (o->life_fd >= 0)
+		p[n++] = (struct pollfd){.fd = o->life_fd, .events = POLLIN};
+	return n;
+}
+
+/* runtime_gone reports whether what watch_runtime filled says so, after a
+ * poll that found n of them ready. */
+static int runtime_gone(const struct pollfd *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (p[i].revents == 0)
+			continue;
+		if (p[i].events == 0 ? (p[i].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0 : life_gone(p[i].fd, p[i].revents))
+			return 1;
+	}
+	return 0;
 }
 
 /* A set of pids: the supervisor's tree as one walk found it. */
@@ -620,16 +652,17 @@ static void await_spec(struct state *s, struct options *o)
 	int keep[3] = {o->life_fd, o->report_fd, o->spare_fd};
 	close_except(3, keep, 3);
 	for (;;) {
-		struct pollfd p[2] = {{.fd = o->life_fd, .events = POLLIN}, {.fd = o->spare_fd, .events = POLLIN}};
-		int n = ppoll(p, 2, NULL, &wait_mask);
+		struct pollfd p[3] = {{.fd = o->spare_fd, .events = POLLIN}};
+		int watched = watch_runtime(o, p + 1);
+		int n = ppoll(p, 1 + (unsigned)watched, NULL, &wait_mask);
 		if (n < 0 && errno != EINTR)
 			_exit(FAIL_STATUS);
 		take_signals(s);
 		if (s->kill_now)
 			_exit(FAIL_STATUS);
-		if (n > 0 && p[0].revents != 0 && life_gone(o->life_fd, p[0].revents))
+		if (n > 0 && runtime_gone(p + 1, watched))
 			_exit(FAIL_STATUS);
-		if (n > 0 && p[1].revents != 0)
+		if (n > 0 && p[0].revents != 0)
 			break;
 	}
 	struct spec *spec = &s->spec;
@@ -712,14 +745,15 @@ void supervise(struct options *o)
 	}
 
 	while (!s.kill_now && !s.target_done) {
-		struct pollfd p = {.fd = o->life_fd, .events = POLLIN};
-		int n = ppoll(&p, o->life_fd >= 0 ? 1 : 0, NULL, &wait_mask);
+		struct pollfd p[2];
+		int watched = watch_runtime(o, p);
+		int n = ppoll(p, (unsigned)watched, NULL, &wait_mask);
 		if (n < 0 && errno != EINTR) {
 			s.kill_now = 1; /* cannot watch any more: fail safe */
 			break;
 		}
 		take_signals(&s);
-		if (n > 0 && life_gone(o->life_fd, p.revents))
+		if (n > 0 && runtime_gone(p, watched))
 			s.kill_now = 1;
 		reap(&s);
 	}

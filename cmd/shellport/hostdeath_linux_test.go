@@ -88,7 +88,8 @@ func startHosted(t *testing.T, wrap []string) (*hostedServe, *exec.Cmd) {
 	return &hostedServe{in: inW, out: outR}, cmd
 }
 
-// SIGKILL of serve itself: its supervisors see the life pipe close.
+// SIGKILL of serve itself: its supervisors find their report pipes' read
+// ends closed.
 func TestIssue10EverythingDiesWithAKilledServe(t *testing.T) {
 	for _, profile := range []string{"oneshot", "persistent"} {
 		t.Run(profile, func(t *testing.T) {

@@ -26,9 +26,9 @@ func openFDs(t *testing.T) int {
 func TestSupervisedProgramHoldsOneDescriptor(t *testing.T) {
 	helper := testkit.SpawnHelper(t)
 	const n = 8
-	// The first starts open what every later one shares: the life pipe,
-	// /dev/null and (the second, once the first was started the usual
-	// way) the narrow spawn's socket pair.
+	// The first starts open what every later one shares: /dev/null and
+	// (the second, once the first was started the usual way) the narrow
+	// spawn's socket pair.
 	for range 2 {
 		first, err := Start(context.Background(), Spec{Helper: helper, Path: "true", Dir: "/"})
 		if err != nil {

@@ -24,7 +24,7 @@ import (
 // spawn's path, which only sends the spare what this spawn decides (the
 // program, its arguments, environment and directory, its descriptors) over
 // a unix socket, the descriptors as SCM_RIGHTS. A spare is contained like
-// every supervisor from its start (the life pipe, its parent-death signal)
+// every supervisor from its start (its report pipe, its parent-death signal)
 // and, once claimed, is exactly the supervisor [Start] would have started.
 // One that is never claimed is killed by Close. A nil *Spares starts
 // every program with [Start].
@@ -230,8 +230,8 @@ func (p *Spares) SpawnerPid() int {
 	return int(p.spawnerPid.Load())
 }
 
-// fdSpare is the number the spare gets the spec socket at (after the life
-// pipe and the report pipe).
+// fdSpare is the number the spare gets the spec socket at (after the
+// report pipe; nothing at fdLife).
 const fdSpare = 5
 
 // sendTimeout bounds the sending of a spec to a spare that does not read
@@ -240,7 +240,7 @@ const fdSpare = 5
 const sendTimeout = 5 * time.Second
 
 // helperLink is what a spare and the spawner start with: the life pipe's
-// read end, /dev/null for their standard descriptors, and a socket pair
+// read end (the spawner's only), /dev/null for their standard descriptors, and a socket pair
 // whose far end (theirs) the helper gets, to be closed once it has its
 // copy, and whose near end has send and receive timeouts as a hang guard.
 type helperLink struct {
@@ -283,10 +283,11 @@ func startSpare(helper string) (*spare, error) {
 	}
 	rr, rw := os.NewFile(uintptr(rp[0]), "|report"), os.NewFile(uintptr(rp[1]), "|report")
 	defer rw.Close()
-	argv := []string{helper, "--supervise",
-		"--life", strconv.Itoa(fdLife), "--report", strconv.Itoa(fdReport),
+	// No life pipe, as for Start: the report pipe's read end is held here
+	// until the spare's end (see discard).
+	argv := []string{helper, "--supervise", "--report", strconv.Itoa(fdReport),
 		"--parent", strconv.Itoa(os.Getpid()), "--spare", strconv.Itoa(fdSpare)}
-	proc, err := startChild(helper, argv, []string{}, []*os.File{l.null, l.null, l.null, l.life, rw, l.theirs})
+	proc, err := startChild(helper, argv, []string{}, []*os.File{l.null, l.null, l.null, nil, rw, l.theirs})
 	if err != nil {
 		_ = unix.Close(l.mine)
 		_ = rr.Close()

@@ -265,9 +265,9 @@ func TestDeadSpareFallsBack(t *testing.T) {
 	}
 }
 
-// A spare started by a process dies with it, however it dies (the life
-// pipe): a runtime killed with SIGKILL leaves no spare behind, and no
-// spawner.
+// A spare started by a process dies with it, however it dies (its report
+// pipe; the spawner's life pipe): a runtime killed with SIGKILL leaves no
+// spare behind, and no spawner.
 func TestSpareDiesWithItsRuntime(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run", "^$")
 	cmd.Env = append(os.Environ(), holdSpareEnv+"="+testkit.SpawnHelper(t))
@@ -295,6 +295,37 @@ func TestSpareDiesWithItsRuntime(t *testing.T) {
 	_ = cmd.Wait()
 	eventually(t, "the spare gone with its runtime", func() bool { return !isSpare(spare) })
 	eventually(t, "the spawner gone with its runtime", func() bool { return !isSpare(spawner) })
+}
+
+// Issue 16: a spare has no life pipe; it ends, unclaimed, once nobody
+// holds its report pipe's read end (the runtime let it go, or died after
+// the thread that started it, so that no parent-death signal comes).
+func TestSpareEndsWhenItsReportReaderIsGone(t *testing.T) {
+	reportR, reportW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, theirs := os.NewFile(uintptr(sv[0]), "spec"), os.NewFile(uintptr(sv[1]), "spec")
+	defer mine.Close() // open all along: the spare must not end for want of a spec
+	cmd := exec.Command(testkit.SpawnHelper(t), "--supervise", "--report", "3", "--spare", "4")
+	cmd.ExtraFiles = []*os.File{reportW, theirs}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	_ = reportW.Close()
+	_ = theirs.Close()
+	eventually(t, "the spare waiting", func() bool { return isSpare(cmd.Process.Pid) })
+	time.Sleep(50 * time.Millisecond) // it would have ended by now if it were going to on its own
+	if hasExited(cmd.Process.Pid) {
+		t.Fatal("the spare ended while its report pipe was read")
+	}
+	_ = reportR.Close()
+	eventually(t, "the spare gone with its report pipe's reader", func() bool { return hasExited(cmd.Process.Pid) })
 }
 
 // holdSpareEnv makes the test binary a runtime that holds a ready spare of

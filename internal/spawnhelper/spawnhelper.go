@@ -6,9 +6,10 @@
 // On Linux each program runs under its own supervisor ([Start]): a child
 // subreaper that owns every process the program leaves behind and kills all
 // of them when the program ends, when the runtime asks ([Process.KillAll]),
-// or when the runtime is gone — a life pipe whose write end this process
-// holds for its whole life reaches end of file in every supervisor at once
-// when the process dies, however it dies. On macOS the helper is an exec
+// or when the runtime is gone — this process holds the read end of each
+// supervisor's report pipe until that supervisor's end, and when the
+// process dies, however it dies, every supervisor finds its write end in
+// error at once. On macOS the helper is an exec
 // shim for terminals (see internal/pty); there is no subreaper there.
 package spawnhelper
 

@@ -82,7 +82,10 @@ func (e *StartError) Error() string {
 
 func (e *StartError) Unwrap() error { return e.Err }
 
-// fd numbers the helper gets its descriptors at (after 0-2).
+// fd numbers the helper gets its descriptors at (after 0-2). A
+// supervisor gets nothing at fdLife: the runtime's end of its report pipe
+// tells it the runtime is gone (see Start); the spawner gets the life
+// pipe there.
 const (
 	fdLife   = 3
 	fdReport = 4
@@ -127,10 +130,6 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 	if len(s.Restrict.Wrapper) > 0 {
 		return nil, fmt.Errorf("spawn helper: a wrapper command (%s) is not how this platform's sandbox is applied", s.Restrict.Wrapper[0])
 	}
-	life, err := lifeReadEnd()
-	if err != nil {
-		return nil, err
-	}
 	// A blocking pipe: the read of the first report line blocks its
 	// thread, as a wait for a child does, rather than parking on the
 	// poller, which costs the start milliseconds on a busy machine.
@@ -151,9 +150,13 @@ func Start(ctx context.Context, s Spec) (_ *Process, err error) {
 		return nil, fmt.Errorf("start spawn helper %s: %w", s.Helper, err)
 	}
 	defer spec.Close()
-	files := []*os.File{s.Stdin, s.Stdout, s.Stderr, life, rw, spec}
-	argv := []string{s.Helper, "--supervise",
-		"--life", strconv.Itoa(fdLife), "--report", strconv.Itoa(fdReport),
+	// No life pipe: this process holds the report pipe's read end until
+	// the supervisor's end (see OnExit and Wait), so its death, however
+	// it dies, closes that too, and the supervisor, which watches its
+	// write end, kills everything. A live session's supervisor so holds
+	// one descriptor, not two (issue 16).
+	files := []*os.File{s.Stdin, s.Stdout, s.Stderr, nil, rw, spec}
+	argv := []string{s.Helper, "--supervise", "--report", strconv.Itoa(fdReport),
 		"--parent", strconv.Itoa(os.Getpid()), "--spec", strconv.Itoa(fdSpec)}
 	if s.TTY != nil {
 		files[0], files[1], files[2] = s.TTY, s.TTY, s.TTY

@@ -251,19 +251,26 @@ func TestSignalsToTheSupervisorKillEverything(t *testing.T) {
 	}
 }
 
-// runHelper starts the helper directly with a life pipe the test controls.
-func runHelper(t *testing.T, script string) (cmd *exec.Cmd, lifeW *os.File, out *bufio.Reader) {
+// runHelper starts the helper directly with a life pipe (withLife) and a
+// report pipe whose ends the test controls.
+func runHelper(t *testing.T, script string, withLife bool) (cmd *exec.Cmd, lifeW, reportR *os.File, out *bufio.Reader) {
 	t.Helper()
-	lifeR, lifeW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	reportR, reportW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command(testkit.SpawnHelper(t), "--supervise", "--life", "3", "--report", "4", "--", "", "bash", "-c", script)
-	cmd.ExtraFiles = []*os.File{lifeR, reportW}
+	var lifeR *os.File
+	args := []string{"--supervise", "--report", "3"}
+	files := []*os.File{reportW}
+	if withLife {
+		if lifeR, lifeW, err = os.Pipe(); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--life", "4")
+		files = append(files, lifeR)
+	}
+	cmd = exec.Command(testkit.SpawnHelper(t), append(args, "--", "", "bash", "-c", script)...)
+	cmd.ExtraFiles = files
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -271,10 +278,13 @@ func runHelper(t *testing.T, script string) (cmd *exec.Cmd, lifeW *os.File, out 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	_ = lifeR.Close()
-	_ = reportW.Close()
+	for _, f := range files {
+		_ = f.Close()
+	}
 	t.Cleanup(func() {
-		_ = lifeW.Close()
+		if lifeW != nil {
+			_ = lifeW.Close()
+		}
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		_ = reportR.Close()
@@ -283,7 +293,7 @@ func runHelper(t *testing.T, script string) (cmd *exec.Cmd, lifeW *os.File, out 
 	if !strings.HasPrefix(line, "pid ") {
 		t.Fatalf("first report %q (%v)", line, err)
 	}
-	return cmd, lifeW, bufio.NewReader(stdout)
+	return cmd, lifeW, reportR, bufio.NewReader(stdout)
 }
 
 func readUntil(t *testing.T, r *bufio.Reader, text string) {
@@ -300,16 +310,40 @@ func readUntil(t *testing.T, r *bufio.Reader, text string) {
 }
 
 // Issue 10: the runtime's death closes the life pipe, and end of file on it
-// kills everything at once (this is what happens when the host is killed
-// with SIGKILL: see TestHostSIGKILLKillsEverything for the whole path).
+// kills everything at once (the spawner still watches one; a supervisor
+// given --life does too).
 func TestLifePipeEndKillsEverything(t *testing.T) {
 	marker := testkit.Marker()
 	t.Cleanup(func() { testkit.KillProcs(marker) })
-	cmd, lifeW, out := runHelper(t, testkit.Escapes(marker)+"\nsleep "+marker)
+	cmd, lifeW, _, out := runHelper(t, testkit.Escapes(marker)+"\nsleep "+marker, true)
 	readUntil(t, out, "started")
 	testkit.WaitProcs(t, marker, testkit.EscapeKinds+1)
 	_ = lifeW.Close()
 	testkit.WaitNoProcs(t, marker, "after the life pipe closed")
+	waitKilled(t, cmd)
+}
+
+// Issue 16: the runtime's death also closes the read end of the report
+// pipe, which it holds until the supervisor's end, and the supervisor
+// kills everything at once when nobody holds it any more: what ends a
+// supervisor the runtime started without a life pipe (this is what
+// happens when the host is killed with SIGKILL: see
+// TestHostSIGKILLKillsEverything for the whole path).
+func TestReportPipeReaderGoneKillsEverything(t *testing.T) {
+	marker := testkit.Marker()
+	t.Cleanup(func() { testkit.KillProcs(marker) })
+	cmd, _, reportR, out := runHelper(t, testkit.Escapes(marker)+"\nsleep "+marker, false)
+	readUntil(t, out, "started")
+	testkit.WaitProcs(t, marker, testkit.EscapeKinds+1)
+	_ = reportR.Close()
+	testkit.WaitNoProcs(t, marker, "after the report pipe's reader closed it")
+	waitKilled(t, cmd)
+}
+
+// waitKilled waits for a supervisor that killed everything before its
+// program ended: it mirrors the program's SIGKILL.
+func waitKilled(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {

@@ -193,23 +193,21 @@ exec `+drop+` bash --noprofile --norc -c "$1" "$0" 2>/dev/null`, marker, bomb)
 	})
 }
 
-// Issue 16: a live supervisor holds two descriptors, the life pipe and the
-// report pipe: its standard descriptors are closed, not kept open on
-// /dev/null, and it catches its signals with handlers around ppoll, not
-// with a signalfd.
-func TestSupervisorHoldsTwoDescriptors(t *testing.T) {
+// Issue 16: a live supervisor holds one descriptor, its report pipe: its
+// standard descriptors are closed, not kept open on /dev/null; it catches
+// its signals with handlers around ppoll, not with a signalfd; and it
+// learns the runtime's death from the report pipe, with no life pipe.
+func TestSupervisorHoldsOneDescriptor(t *testing.T) {
 	marker := testkit.Marker()
 	p := start(t, spawnhelper.Spec{}, "sleep", marker)
 	testkit.WaitProcs(t, marker, 1)
 	var got []int
-	eventually(t, "the supervisor's descriptors settled at two", func() bool {
+	eventually(t, "the supervisor's descriptors settled at one", func() bool {
 		got = fds(t, p.SupervisorPid())
-		return len(got) == 2
+		return len(got) == 1
 	})
-	for _, fd := range got {
-		if target, _ := os.Readlink("/proc/" + strconv.Itoa(p.SupervisorPid()) + "/fd/" + strconv.Itoa(fd)); !strings.HasPrefix(target, "pipe:") {
-			t.Errorf("fd %d is %s, want a pipe", fd, target)
-		}
+	if target, _ := os.Readlink("/proc/" + strconv.Itoa(p.SupervisorPid()) + "/fd/" + strconv.Itoa(got[0])); !strings.HasPrefix(target, "pipe:") {
+		t.Errorf("fd %d is %s, want the report pipe", got[0], target)
 	}
 }
 
