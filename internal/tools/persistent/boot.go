@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // File descriptors of the driver loop. The shell opens its files at the
@@ -165,6 +166,42 @@ const loopEndedExit = 96
 // legacy makes the shell take the path of bash before 4.1 whatever its
 // version, without the builtin (tests); turnLib "" leaves the builtin out.
 func bootScript(dir string, legacy bool, turnLib string) string {
+	key := bootKey{legacy, turnLib}
+	bootCache.Lock()
+	template, ok := bootCache.m[key]
+	if !ok {
+		template = buildBootScript(bootDirMark, legacy, turnLib)
+		if bootCache.m == nil {
+			bootCache.m = make(map[bootKey]string)
+		}
+		bootCache.m[key] = template
+	}
+	bootCache.Unlock()
+	return strings.ReplaceAll(template, bootDirMark, strings.ReplaceAll(filepath.Clean(dir), "'", `'\''`))
+}
+
+// The boot line differs from shell to shell only in the private
+// directory's name, and building it cost some 16 KB of garbage in about
+// 70 allocations, five times the line: 40% of what a session's open,
+// first call and close allocated (issue 16; BenchmarkLiveSessionCost, per
+// session: 43 → 24 KB, 258 → 191 allocations). So it is built once per
+// tool configuration around bootDirMark, which no path holds, and each
+// shell's directory, quoted as shellQuote quotes it inside its words,
+// takes the mark's places.
+const bootDirMark = "\x00dir\x00"
+
+type bootKey struct {
+	legacy  bool
+	turnLib string
+}
+
+var bootCache struct {
+	sync.Mutex
+	m map[bootKey]string
+}
+
+// buildBootScript is bootScript, built from its parts.
+func buildBootScript(dir string, legacy bool, turnLib string) string {
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
 	// The modern path (bash 4.1 and later: read -N) and the legacy one
 	// (bash before 4.1; 3.2 is macOS's /bin/bash, whose read -t 0 reads

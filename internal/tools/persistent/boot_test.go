@@ -42,3 +42,27 @@ func TestCommandBytesReachEval(t *testing.T) {
 	f.expect("  \n\techo 'a  b\\' \n\n", "a  b\\\n")
 	f.expect("cat <<'E'\n x \\\n\tE\nE", " x \\\n\tE\n")
 }
+
+// The boot line is built once per configuration and each shell's private
+// directory put in its places (issue 16): for any directory, quotes,
+// blanks and glob characters included, that is the line built from its
+// parts for that directory.
+func TestCachedBootScriptIsTheBuiltOne(t *testing.T) {
+	dirs := []string{
+		"/dev/shm/shellport-bash-123",
+		"/tmp/it's here",
+		"/tmp/''/x",
+		"/tmp/a b\tc/*?[x]/$HOME/`id`",
+		"/tmp/trailing/",
+		"/tmp/ü/日本",
+	}
+	for _, legacy := range []bool{false, true} {
+		for _, lib := range []string{"", "/opt/x/shellport-bash-turn.so", "/opt/it's/turn.so"} {
+			for _, dir := range dirs {
+				if got, want := bootScript(dir, legacy, lib), buildBootScript(dir, legacy, lib); got != want {
+					t.Fatalf("dir %q, legacy %v, lib %q:\n got %q\nwant %q", dir, legacy, lib, got, want)
+				}
+			}
+		}
+	}
+}
