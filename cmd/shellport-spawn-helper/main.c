@@ -21,7 +21,8 @@
  * Options (descriptors are numbers the helper inherited):
  *   --supervise             fork the program and supervise it
  *   --life FD               end of file on FD kills everything
- *   --report FD             where "pid N", "error OP ERRNO" and "end" go
+ *   --report FD             where "pid N", "error OP ERRNO" and "end" go; with
+ *                           --supervise, no reader left on it kills everything
  *   --parent PID            the runtime's pid (parent-death race check)
  *   --tty FD                the terminal (shim mode: 3 unless given)
  *   --fd3 FD                give the program FD as its fd 3
