@@ -309,35 +309,36 @@ func readUntil(t *testing.T, r *bufio.Reader, text string) {
 	}
 }
 
-// Issue 10: the runtime's death closes the life pipe, and end of file on it
-// kills everything at once (the spawner still watches one; a supervisor
-// given --life does too).
-func TestLifePipeEndKillsEverything(t *testing.T) {
-	marker := testkit.Marker()
-	t.Cleanup(func() { testkit.KillProcs(marker) })
-	cmd, lifeW, _, out := runHelper(t, testkit.Escapes(marker)+"\nsleep "+marker, true)
-	readUntil(t, out, "started")
-	testkit.WaitProcs(t, marker, testkit.EscapeKinds+1)
-	_ = lifeW.Close()
-	testkit.WaitNoProcs(t, marker, "after the life pipe closed")
-	waitKilled(t, cmd)
-}
-
-// Issue 16: the runtime's death also closes the read end of the report
-// pipe, which it holds until the supervisor's end, and the supervisor
-// kills everything at once when nobody holds it any more: what ends a
-// supervisor the runtime started without a life pipe (this is what
-// happens when the host is killed with SIGKILL: see
-// TestHostSIGKILLKillsEverything for the whole path).
-func TestReportPipeReaderGoneKillsEverything(t *testing.T) {
-	marker := testkit.Marker()
-	t.Cleanup(func() { testkit.KillProcs(marker) })
-	cmd, _, reportR, out := runHelper(t, testkit.Escapes(marker)+"\nsleep "+marker, false)
-	readUntil(t, out, "started")
-	testkit.WaitProcs(t, marker, testkit.EscapeKinds+1)
-	_ = reportR.Close()
-	testkit.WaitNoProcs(t, marker, "after the report pipe's reader closed it")
-	waitKilled(t, cmd)
+// The runtime's death kills everything a supervisor holds, at once, by
+// either of the two ends it closes (this is what happens when the host is
+// killed with SIGKILL: see TestHostSIGKILLKillsEverything for the whole
+// path):
+//   - the report pipe's read end, which the runtime holds until the
+//     supervisor's end: once nobody holds it, the supervisor kills
+//     everything (issue 16; what ends a supervisor the runtime starts,
+//     which gets no life pipe);
+//   - the life pipe, whose end of file kills everything (issue 10; the
+//     spawner still watches one, and a supervisor given --life does too).
+func TestRuntimeGoneKillsEverything(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		withLife bool
+	}{{"report pipe's reader gone", false}, {"life pipe closed", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := testkit.Marker()
+			t.Cleanup(func() { testkit.KillProcs(marker) })
+			cmd, lifeW, reportR, out := runHelper(t, testkit.Escapes(marker)+"\nsleep "+marker, c.withLife)
+			readUntil(t, out, "started")
+			testkit.WaitProcs(t, marker, testkit.EscapeKinds+1)
+			if c.withLife {
+				_ = lifeW.Close()
+			} else {
+				_ = reportR.Close()
+			}
+			testkit.WaitNoProcs(t, marker, "after the "+c.name)
+			waitKilled(t, cmd)
+		})
+	}
 }
 
 // waitKilled waits for a supervisor that killed everything before its
