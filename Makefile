@@ -92,6 +92,9 @@ demo: native $(DEMO_VENV)/.installed
 lint: venv lint-helper lint-darwin recipe-check
 	@test -z "$$(gofmt -l $(GOFILES))" || (echo "gofmt would change:"; gofmt -l $(GOFILES); exit 1)
 	$(GO) vet ./...
+	@# Without cgo (a cross-build of the executable): the library's package drops out whole.
+	CGO_ENABLED=0 $(GO) build ./...
+	GOOS=darwin CGO_ENABLED=0 $(GO) vet ./... && GOOS=darwin CGO_ENABLED=0 $(GO) build ./...
 	$(VPY) -m ruff check python/src python/tests python/tests-integrations python/hatch_build.py examples bench
 	$(VPY) -m ruff format --check python/src python/tests python/tests-integrations python/hatch_build.py bench
 	@# The integrations import their harnesses, which live only in the
