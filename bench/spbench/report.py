@@ -257,8 +257,7 @@ def _cpu(case: dict[str, Any]) -> str:
     return (
         "\n\nCPU per call: user + system time of this process and every descendant (the "
         "runtime process, the supervisor, bash) while one contender runs its calls of all "
-        "repetitions, divided by the calls (clock ticks of 10 ms, so only the sum over all "
-        "repetitions is precise enough).\n\n"
+        "repetitions, divided by the calls (each process's CPU clock, to the nanosecond).\n\n"
         + _table(["Contender", "CPU per call", "÷ floor"], rows)
     )
 
