@@ -59,7 +59,7 @@ FULL = Sizes(
     peer_timeout=60.0,
     editor_bytes=35 * 1000 * 1000,
     # An edit of the 35 MB file ends in fsyncs whose time on this shared disk
-    # varies widely (77 to 161 ms across one run's edits, either transport):
+    # varies widely (about 70 to 160 ms across one run's edits, either transport):
     # a median of 7 moved by 0.2x between two runs of the same code.
     editor_reps=11,
     cold_reps=5,
