@@ -103,11 +103,15 @@ def entry_points(project: dict) -> bytes:
 
 def third_party_notices(goos: str, goarch: str) -> bytes:
     """License texts of the Go code compiled into the native files."""
-    env = dict(os.environ, GOOS=goos, GOARCH=goarch, CGO_ENABLED="1" if goos == "linux" else "0",
-               GOFLAGS="-mod=readonly")
     fmt = "{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}} {{.Dir}}{{end}}{{end}}"
-    out = subprocess.run(["go", "list", "-deps", "-f", fmt, "./capi", "./cmd/shellport"],
-                         cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
+    out = ""
+    # Each as it is built: the library with cgo (its package has no files
+    # without it), the executable without. Listing compiles nothing, so no
+    # C compiler for the target is needed.
+    for pkg, cgo in (("./capi", "1"), ("./cmd/shellport", "0")):
+        env = dict(os.environ, GOOS=goos, GOARCH=goarch, CGO_ENABLED=cgo, GOFLAGS="-mod=readonly")
+        out += subprocess.run(["go", "list", "-deps", "-f", fmt, pkg], cwd=ROOT, env=env,
+                              check=True, capture_output=True, text=True).stdout
     goroot = subprocess.run(["go", "env", "GOROOT"], check=True, capture_output=True,
                             text=True).stdout.strip()
     parts = [("The Go standard library", Path(goroot) / "LICENSE")]
