@@ -125,7 +125,8 @@ def _editor(case: dict[str, Any]) -> str:
             f"This disk: writing the file takes {ms(disk.get('write'))}, with fsync "
             f"{ms(disk.get('write_fsync'))} (medians; measured in each repetition of "
             f"`str_replace`, in turn with the contenders and after the same fresh copy, the "
-            f"order turning from one repetition to the next).\n"
+            f"order turning from one repetition to the next and the two transports swapped "
+            f"every other full turn).\n"
         )
     for op, v in case.get("ops", {}).items():
         rows = []
