@@ -239,20 +239,16 @@ const fdSpare = 5
 // spawner's answer (see [spawner]).
 const sendTimeout = 5 * time.Second
 
-// helperLink is what a spare and the spawner start with: the life pipe's
-// read end (the spawner's only), /dev/null for their standard descriptors, and a socket pair
-// whose far end (theirs) the helper gets, to be closed once it has its
-// copy, and whose near end has send and receive timeouts as a hang guard.
+// helperLink is what a spare and the spawner start with: /dev/null for
+// their standard descriptors, and a socket pair whose far end (theirs) the
+// helper gets, to be closed once it has its copy, and whose near end has
+// send and receive timeouts as a hang guard.
 type helperLink struct {
-	life, null, theirs *os.File
-	mine               int
+	null, theirs *os.File
+	mine         int
 }
 
 func newHelperLink(what string) (*helperLink, error) {
-	life, err := lifeReadEnd()
-	if err != nil {
-		return nil, err
-	}
 	null := devNull()
 	if null == nil {
 		return nil, fmt.Errorf("spawn helper: %s: no /dev/null", what)
@@ -264,7 +260,7 @@ func newHelperLink(what string) (*helperLink, error) {
 	tv := unix.NsecToTimeval(sendTimeout.Nanoseconds())
 	_ = unix.SetsockoptTimeval(sv[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv) // Best effort: a hang guard.
 	_ = unix.SetsockoptTimeval(sv[0], unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv) // Best effort: a hang guard.
-	return &helperLink{life: life, null: null, theirs: os.NewFile(uintptr(sv[1]), "|"+what), mine: sv[0]}, nil
+	return &helperLink{null: null, theirs: os.NewFile(uintptr(sv[1]), "|"+what), mine: sv[0]}, nil
 }
 
 // startSpare execs a spare: the supervisor's own set-up done, it waits for

@@ -39,6 +39,12 @@ var errSpawnerBroken = errors.New("spawn helper: the spawner stopped answering")
 // startSpawner execs the spawner. Its standard descriptors are /dev/null,
 // its environment empty, like a spare's.
 func startSpawner(helper string) (*spawner, error) {
+	// The spawner is the one helper given the life pipe: it has no report
+	// pipe to learn the runtime's death from.
+	life, err := lifeReadEnd()
+	if err != nil {
+		return nil, err
+	}
 	l, err := newHelperLink("spawner")
 	if err != nil {
 		return nil, err
@@ -46,7 +52,7 @@ func startSpawner(helper string) (*spawner, error) {
 	defer l.theirs.Close()
 	argv := []string{helper, "--spawner", strconv.Itoa(fdSpawner),
 		"--life", strconv.Itoa(fdLife), "--parent", strconv.Itoa(os.Getpid())}
-	proc, err := startChild(helper, argv, []string{}, []*os.File{l.null, l.null, l.null, l.life, l.theirs})
+	proc, err := startChild(helper, argv, []string{}, []*os.File{l.null, l.null, l.null, life, l.theirs})
 	if err != nil {
 		_ = unix.Close(l.mine)
 		return nil, fmt.Errorf("start spawn helper %s: %w", helper, err)
